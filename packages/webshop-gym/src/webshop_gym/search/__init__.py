@@ -1,0 +1,1 @@
+"""Search: the documents the original indexes, and the engines that rank them."""
