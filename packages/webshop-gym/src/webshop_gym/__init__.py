@@ -1,0 +1,35 @@
+"""WebShop (Yao et al. 2022) as Gymnasium environments.
+
+Importing the package registers the environments::
+
+    import gymnasium as gym
+    import webshop_gym
+
+    env = gym.make("WebShop-Mini-Text-v0")
+"""
+
+from __future__ import annotations
+
+from gymnasium.envs.registration import register, registry
+
+__version__ = "0.1.0"
+
+ENTRY_POINT = "webshop_gym.envs:WebShopEnv"
+
+# id -> the arguments that make it; every other argument can still be passed to gym.make.
+ENV_IDS: dict[str, dict[str, object]] = {
+    "WebShop-Mini-Text-v0": {"catalog": "mini", "observation_mode": "text"},
+    "WebShop-Text-v0": {"catalog": "full", "observation_mode": "text"},
+}
+
+
+def register_envs() -> None:
+    """Registers every WebShop id (idempotent: safe to call after import)."""
+    for env_id, kwargs in ENV_IDS.items():
+        if env_id not in registry:
+            register(id=env_id, entry_point=ENTRY_POINT, kwargs=dict(kwargs))
+
+
+register_envs()
+
+__all__ = ["ENV_IDS", "__version__", "register_envs"]

@@ -1,0 +1,324 @@
+"""`WebShopEnv`: the shop, its goals and its reward behind the Gymnasium step API."""
+
+from __future__ import annotations
+
+import os
+from functools import lru_cache
+from typing import Any, Literal
+
+import gymnasium as gym
+import numpy as np
+from gymnasium import spaces
+
+from webshop_gym.catalog import Catalog, load_catalog
+from webshop_gym.goals import Goal, build_goals, goal_split, product_prices
+from webshop_gym.locations import resolve_catalog
+from webshop_gym.render import render_text, render_text_rich
+from webshop_gym.reward import RewardBreakdown, binary_reward
+from webshop_gym.search.engines import ENGINE_NAMES, build_engine
+from webshop_gym.shaping import ProgressPotential
+from webshop_gym.shop import Page, PageState, Shop
+
+ObservationMode = Literal["text", "text_rich"]
+GoalSource = Literal["human", "synthetic"]
+Split = Literal["train", "dev", "test", "all"]
+RewardVariant = Literal["original", "binary", "shaped"]
+
+OBSERVATION_MODES = ("text", "text_rich")
+GOAL_SOURCES = ("human", "synthetic")
+SPLITS = ("train", "dev", "test", "all")
+REWARD_VARIANTS = ("original", "binary", "shaped")
+
+MAX_OBSERVATION_CHARS = 1 << 20
+MAX_ACTION_CHARS = 4096
+
+
+class UnicodeText(spaces.Text):
+    """A `Text` space whose members are any unicode strings up to ``max_length`` characters.
+
+    Gymnasium's `Text` only admits characters from a fixed charset; product pages hold any
+    unicode, and agents may type any.
+    """
+
+    def contains(self, x: Any) -> bool:
+        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
+
+    def __repr__(self) -> str:
+        return f"UnicodeText({self.min_length}, {self.max_length})"
+
+
+@lru_cache(maxsize=8)
+def _world(catalog: str, goal_source: str, engine_name: str) -> tuple[Catalog, tuple[Goal, ...], dict[str, float]]:
+    """Loads what every env over the same catalogue shares: products, goals, prices."""
+    loaded = load_catalog(resolve_catalog(catalog))
+    build_engine(loaded, engine_name)  # build the index once, before the first reset
+    return loaded, build_goals(loaded, goal_source), product_prices(loaded)
+
+
+class WebShopEnv(gym.Env[str, str]):
+    """WebShop (Yao et al. 2022): find and buy the product an instruction asks for.
+
+    ## Description
+    A simulated e-commerce site. Each episode draws a goal, a shopping instruction such as
+    "i need water resistant running shoes in red, size 9, and price lower than 60.00
+    dollars". The agent searches, browses results (top 50 hits, 10 per page), opens item
+    pages, chooses options, reads the Description / Features / Reviews (and optionally
+    Attributes) tabs, and buys one product.
+
+    ## Observation Space
+    A string (`UnicodeText`): the page as the original WebShop's text modes show it.
+    ``"text"`` joins the page's visible texts with ``" [SEP] "``; ``"text_rich"`` marks
+    buttons as ``[button] x [button_]`` and chosen ones as ``[clicked button] x [clicked button_]``.
+
+    ## Action Space
+    A string (`UnicodeText`): ``search[keywords]`` where the page has a search bar, or
+    ``click[button text]`` for a button on the page (case-insensitive). ``info["available_actions"]``
+    lists the valid ones (``search[<query>]`` stands for any keywords). An invalid action
+    never raises: the page stays as it was, the reward is 0 and ``info["action_error"]``
+    says why.
+
+    ## Rewards
+    Buying a product ends the episode with the original WebShop reward
+    ``R = r_type * (N_att + N_opt + [price <= limit]) / (|attributes| + |options| + 1)``
+    (see `webshop_gym.reward`); every other step gives 0. Variants (``reward=``):
+
+    * ``"original"``: R at the purchase.
+    * ``"binary"``: 1 if R == 1 (the purchase meets everything), else 0.
+    * ``"shaped"``: R at the purchase plus potential-based shaping
+      ``F = gamma * Phi(s') - Phi(s)`` (Ng et al. 1999), where ``Phi`` is half the reward
+      that the best product in view would earn (results page: the best listed product;
+      item page: this product with the options chosen so far) and ``Phi = 0`` once the
+      episode ends, bought or out of steps. With ``shaping_discount=1`` the shaped return of
+      every episode equals its original return, so loops (search again, page back and forth)
+      earn nothing net and the optimal policy is unchanged; with ``gamma < 1`` loops lose.
+
+    ## Starting State
+    The search page with the goal's instruction.
+
+    ## Episode End
+    Terminated when the agent buys (``click[buy now]``); truncated after ``max_steps``
+    actions (invalid ones count).
+
+    ## Info
+    Every step: ``available_actions``, ``instruction``, ``goal_index``, ``page``,
+    ``action_error`` ("" when the action was valid), ``steps_left``. At the purchase also:
+    ``reward_breakdown`` (r_type, r_att, r_option, r_price, matches, which noun extractor
+    ran), ``score`` (R), ``success`` (R == 1), ``purchased_asin``, ``purchased_options``.
+
+    ## Arguments
+    * ``catalog``: ``"mini"`` (bundled 497 products), ``"1k"`` / ``"full"`` (the official
+      data under ``$WEBSHOP_GYM_DATA``) or a folder with the official files.
+    * ``observation_mode``: ``"text"`` or ``"text_rich"``.
+    * ``goals``: ``"human"`` (the crowd-written instructions) or ``"synthetic"`` (templated).
+    * ``split``: ``"train"``, ``"dev"``, ``"test"`` or ``"all"``; ``reset(options={"goal_index": i})``
+      picks goal i of the split (test goal i is the paper's test goal i).
+    * ``search_engine``: ``"bm25s"`` or ``"rank_bm25"``.
+    * ``reward``: ``"original"``, ``"binary"`` or ``"shaped"``; ``shaping_discount``: gamma of the shaping.
+    * ``max_steps``: actions per episode (15).
+    * ``show_attributes``: whether item pages have the Attributes tab.
+
+    ## Version History
+    * v0: initial release.
+
+    Example:
+        >>> import gymnasium as gym
+        >>> import webshop_gym
+        >>> env = gym.make("WebShop-Mini-Text-v0")
+        >>> observation, info = env.reset(seed=0, options={"goal_index": 0})
+        >>> observation.startswith("WebShop [SEP] Instruction: [SEP] ")
+        True
+        >>> info["available_actions"]
+        ['search[<query>]']
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        catalog: str | os.PathLike[str] = "mini",
+        observation_mode: ObservationMode = "text",
+        goals: GoalSource = "human",
+        split: Split = "train",
+        search_engine: str = "bm25s",
+        reward: RewardVariant = "original",
+        shaping_discount: float = 1.0,
+        max_steps: int = 15,
+        show_attributes: bool = False,
+        render_mode: str | None = None,
+    ) -> None:
+        _check_choice("observation_mode", observation_mode, OBSERVATION_MODES)
+        _check_choice("goals", goals, GOAL_SOURCES)
+        _check_choice("split", split, SPLITS)
+        _check_choice("search_engine", search_engine, ENGINE_NAMES)
+        _check_choice("reward", reward, REWARD_VARIANTS)
+        _check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
+        if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
+            raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
+        if not 0.0 < shaping_discount <= 1.0:
+            raise ValueError(f"shaping_discount must be in (0, 1], got {shaping_discount!r}")
+
+        self._arguments = dict(
+            catalog=os.fspath(catalog) if not isinstance(catalog, str) else catalog,
+            observation_mode=observation_mode,
+            goals=goals,
+            split=split,
+            search_engine=search_engine,
+            reward=reward,
+            shaping_discount=shaping_discount,
+            max_steps=max_steps,
+            show_attributes=show_attributes,
+            render_mode=render_mode,
+        )
+        self.catalog, self.all_goals, self.prices = _world(
+            self._arguments["catalog"], goals, search_engine
+        )
+        self.goal_indices = goal_split(self.catalog.name, len(self.all_goals), split)
+        if len(self.goal_indices) == 0:
+            raise ValueError(
+                f"the {split!r} split of the {goals} goals of catalogue {self.catalog.name!r} is empty "
+                f"({len(self.all_goals)} goals in all); choose another split or goals='synthetic'"
+            )
+        self.engine = build_engine(self.catalog, search_engine)
+        self.shop = Shop(self.catalog, self.engine, show_attributes)
+        self.observation_mode = observation_mode
+        self.reward_variant = reward
+        self.shaping_discount = shaping_discount
+        self.max_steps = max_steps
+        self.show_attributes = show_attributes
+        self.render_mode = render_mode
+        self._render = render_text if observation_mode == "text" else render_text_rich
+
+        self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
+        self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
+
+        self.goal: Goal | None = None
+        self.goal_index: int | None = None
+        self.state: PageState | None = None
+        self.steps = 0
+        self._potential: ProgressPotential | None = None
+        self._last_potential = 0.0
+
+    # -- Gymnasium API -------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        options = options or {}
+        unknown = set(options) - {"goal_index"}
+        if unknown:
+            raise ValueError(f"unknown reset options {sorted(unknown)}; the only option is 'goal_index'")
+        goal_index = options.get("goal_index")
+        if goal_index is None:
+            goal_index = int(self.np_random.integers(len(self.goal_indices)))
+        elif not isinstance(goal_index, (int, np.integer)) or not 0 <= goal_index < len(self.goal_indices):
+            raise ValueError(
+                f"goal_index must be an int in [0, {len(self.goal_indices)}) for the "
+                f"{self._arguments['split']!r} split, got {goal_index!r}"
+            )
+        self.goal_index = int(goal_index)
+        self.goal = self.all_goals[self.goal_indices[self.goal_index]]
+        self.state = self.shop.start(self.goal.instruction_text)
+        self.steps = 0
+        if self.reward_variant == "shaped":
+            self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
+            self._last_potential = self._potential(self.state)
+        return self._observation(), self._info(action_error="")
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        if self.state is None or self.goal is None:
+            raise gym.error.ResetNeeded("call reset() before step()")
+        if self.state.page is Page.DONE or self.steps >= self.max_steps:
+            # Gymnasium leaves stepping a finished episode undefined; report it, change nothing.
+            info = self._info(action_error="the episode has ended; call reset() to start another")
+            return self._observation(), 0.0, self.state.page is Page.DONE, self.steps >= self.max_steps, info
+
+        self.steps += 1
+        if isinstance(action, str):
+            result = self.shop.step(self.state, action)
+            error = result.error or ""
+        else:
+            result, error = None, f"an action is a string such as 'search[red shoes]', got {type(action).__name__}"
+        if result is not None and not error:
+            self.state = result.state
+
+        terminated = result is not None and result.purchase is not None
+        truncated = not terminated and self.steps >= self.max_steps
+        info = self._info(action_error=error)
+        reward = 0.0
+        if terminated:
+            breakdown = self._score_purchase(result.purchase.asin, result.purchase.options, info)
+            reward = breakdown.total if self.reward_variant != "binary" else binary_reward(breakdown)
+        if self._potential is not None:
+            ended = terminated or truncated
+            potential = 0.0 if ended else self._potential(self.state)
+            reward += self.shaping_discount * potential - self._last_potential
+            self._last_potential = potential
+        return self._observation(), float(reward), terminated, truncated, info
+
+    def render(self) -> str | None:
+        if self.render_mode == "ansi" and self.state is not None:
+            return render_text_rich(self.state, self.catalog, self.show_attributes)
+        return None
+
+    # -- helpers -------------------------------------------------------------------------
+
+    def _observation(self) -> str:
+        assert self.state is not None
+        return self._render(self.state, self.catalog, self.show_attributes)
+
+    def _info(self, action_error: str) -> dict[str, Any]:
+        assert self.state is not None and self.goal is not None
+        return {
+            "available_actions": list(self.shop.available_actions(self.state)),
+            "instruction": self.goal.instruction_text,
+            "goal_index": self.goal_index,
+            "page": self.state.page.value,
+            "action_error": action_error,
+            "steps_left": self.max_steps - self.steps,
+        }
+
+    def _score_purchase(self, asin: str, options: dict[str, str], info: dict[str, Any]) -> RewardBreakdown:
+        from webshop_gym.reward import original_reward
+
+        assert self.goal is not None
+        breakdown = original_reward(self.catalog[asin], self.goal, self.prices[asin], options)
+        info.update(
+            reward_breakdown=breakdown.as_dict(),
+            score=breakdown.total,
+            success=binary_reward(breakdown) == 1.0,
+            purchased_asin=asin,
+            purchased_options=dict(options),
+        )
+        return breakdown
+
+    # -- pickling: arguments and episode state, not the shared catalogue ------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        return {
+            "arguments": self._arguments,
+            "np_random": self._np_random.bit_generator.state if self._np_random is not None else None,
+            "np_random_seed": self._np_random_seed,
+            "goal_index": self.goal_index,
+            "state": self.state,
+            "steps": self.steps,
+            "last_potential": self._last_potential,
+        }
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.__init__(**saved["arguments"])  # type: ignore[misc]
+        if saved["np_random"] is not None:
+            self._np_random, _ = gym.utils.seeding.np_random()
+            self._np_random.bit_generator.state = saved["np_random"]
+            self._np_random_seed = saved["np_random_seed"]
+        if saved["goal_index"] is not None:
+            self.goal_index = saved["goal_index"]
+            self.goal = self.all_goals[self.goal_indices[self.goal_index]]
+            if self.reward_variant == "shaped":
+                self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
+        self.state = saved["state"]
+        self.steps = saved["steps"]
+        self._last_potential = saved["last_potential"]
+
+
+def _check_choice(name: str, value: object, choices: tuple[object, ...]) -> None:
+    if value not in choices:
+        raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, choices))}")
