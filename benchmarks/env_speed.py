@@ -20,7 +20,6 @@ import time
 from pathlib import Path
 
 import gymnasium as gym
-
 import webshop_gym  # noqa: F401
 from webshop_gym.policies import ExpertPolicy
 
@@ -86,16 +85,23 @@ def report(name: str, kwargs: dict, episodes: int) -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with the official 1k files")
     parser.add_argument("--episodes", type=int, default=200)
     args = parser.parse_args()
     print(f"machine: {machine()}")
-    print("| catalogue | products | create (cold) | create (warm) | search step median (n) | other step median (n) |")
+    columns = ["catalogue", "products", "create (cold)", "create (warm)", "search step median (n)"]
+    print("| " + " | ".join([*columns, "other step median (n)"]) + " |")
     print("|---|---|---|---|---|---|")
     report("mini (human goals)", {"split": "all"}, args.episodes)
     if args.data.is_dir():
-        report("webshop-1k (synthetic goals)", {"catalog": str(args.data), "goals": "synthetic", "split": "all"}, args.episodes)
+        report(
+            "webshop-1k (synthetic goals)",
+            {"catalog": str(args.data), "goals": "synthetic", "split": "all"},
+            args.episodes,
+        )
     else:
         print(f"(no real data at {args.data}: pass --data DIR to time the 1k set)")
 

@@ -8,9 +8,8 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-from gymnasium.utils.env_checker import check_env
-
 import webshop_gym
+from gymnasium.utils.env_checker import check_env
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.policies import ExpertPolicy
 
@@ -95,7 +94,9 @@ def test_vector_envs(make_env, vector_cls):
         envs = gym.vector.AsyncVectorEnv(fns, shared_memory=False)
     try:
         observations, infos = envs.reset(seed=[0, 1, 2, 3])
-        assert len(observations) == 4 and all(o.startswith("WebShop [SEP] Instruction:") for o in observations)
+        assert len(observations) == 4 and all(
+            o.startswith("WebShop [SEP] Instruction:") for o in observations
+        )
         queries = [f"search[{instruction}]" for instruction in infos["instruction"]]
         observations, rewards, terminated, truncated, infos = envs.step(queries)
         assert list(infos["page"]) == ["results"] * 4
@@ -164,7 +165,7 @@ def test_step_before_reset_and_after_the_end():
     expert = ExpertPolicy(env)
     terminated = False
     while not terminated:
-        observation, reward, terminated, truncated, info = env.step(expert.act(observation, info))
+        observation, _, terminated, truncated, info = env.step(expert.act(observation, info))
         assert not truncated
     after = env.step("click[back to search]")
     assert after[1] == 0.0 and after[2] is True and "reset()" in after[4]["action_error"]
@@ -183,5 +184,5 @@ def test_non_string_action_is_reported_not_raised():
     observation, _ = env.reset(seed=0)
     for bad in (None, 3, b"search[x]", ["click[buy now]"]):
         after, reward, terminated, truncated, info = env.step(bad)
-        assert after == observation and reward == 0.0 and not terminated
+        assert after == observation and reward == 0.0 and not terminated and not truncated
         assert "string" in info["action_error"]

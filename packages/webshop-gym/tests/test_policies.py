@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import numpy as np
-
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.policies import ExpertPolicy, RulePolicy, run_episode
 
 
 def evaluate(env, policy_cls):
     results = [
-        run_episode(env, policy_cls(env) if policy_cls is ExpertPolicy else policy_cls(), seed=0, goal_index=i)
+        run_episode(
+            env, policy_cls(env) if policy_cls is ExpertPolicy else policy_cls(), seed=0, goal_index=i
+        )
         for i in range(len(env.goal_indices))
     ]
     return np.mean([r["success"] for r in results]), 100 * np.mean([r["score"] for r in results])

@@ -18,7 +18,10 @@ def hostile_actions(rng: random.Random, count: int):
         lambda: "x" * 100_000,
         lambda: "click[" + "a" * 100_000 + "]",
         lambda: "click[" + "".join(chr(rng.randrange(0x80, 0x10FFFF)) for _ in range(8)) + "]",
-        lambda: rng.choice(["search", "click", "buy", "CLICK", "search[]"]) + rng.choice(["", "[", "]", "[[", "]]"]),
+        lambda: (
+            rng.choice(["search", "click", "buy", "CLICK", "search[]"])
+            + rng.choice(["", "[", "]", "[[", "]]"])
+        ),
         lambda: "click[\x00\n\t]",
         lambda: "click[b0" + "".join(rng.choice("0123456789") for _ in range(9)) + "]",
     ]
@@ -30,7 +33,10 @@ def hostile_actions(rng: random.Random, count: int):
 
 def test_ten_thousand_hostile_actions_are_reported_invalid():
     rng = random.Random(1234)
-    envs = [WebShopEnv(split="test", max_steps=10_000), WebShopEnv(observation_mode="text_rich", max_steps=10_000)]
+    envs = [
+        WebShopEnv(split="test", max_steps=10_000),
+        WebShopEnv(observation_mode="text_rich", max_steps=10_000),
+    ]
     observations = [env.reset(seed=i)[0] for i, env in enumerate(envs)]
     # Put the second env on a results page so that the hostile clicks meet real buttons.
     observations[1], *_ = envs[1].step(f"search[{envs[1].goal.instruction_text}]")

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import pytest
-
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.policies import ExpertPolicy, run_episode
 
@@ -64,5 +63,7 @@ class _BuyFirstOption:
         if info["page"] == "search":
             return "search[gift]"
         if info["page"] == "results":
-            return next(a for a in info["available_actions"] if a not in ("click[back to search]", "click[next >]"))
+            return next(
+                a for a in info["available_actions"] if a not in ("click[back to search]", "click[next >]")
+            )
         return "click[buy now]"

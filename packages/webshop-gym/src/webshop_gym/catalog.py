@@ -107,7 +107,7 @@ class SyntheticInstruction:
 
 
 # eq=False keeps identity hashing, so goal builders can memoise per catalogue.
-@dataclass(frozen=True, eq=False)
+@dataclass(frozen=True, eq=False, repr=False)
 class Catalog:
     """The products of one catalogue, in file order, plus their instruction data.
 
@@ -138,6 +138,9 @@ class Catalog:
 
     def __len__(self) -> int:
         return len(self.products)
+
+    def __repr__(self) -> str:
+        return f"Catalog(name={self.name!r}, products={len(self.products)})"
 
     def __iter__(self) -> Iterator[Product]:
         return iter(self.products)

@@ -35,7 +35,9 @@ def score(env: gym.Env, make_policy, name: str) -> tuple[float, float]:
         run_episode(env, make_policy(env), seed=0, goal_index=i)
         for i in tqdm(range(n_goals), desc=name, unit="episode")
     ]
-    return 100 * float(np.mean([r["score"] for r in results])), 100 * float(np.mean([r["success"] for r in results]))
+    return 100 * float(np.mean([r["score"] for r in results])), 100 * float(
+        np.mean([r["success"] for r in results])
+    )
 
 
 def main() -> None:
@@ -48,7 +50,10 @@ def main() -> None:
     env = gym.make(args.env_id, **kwargs)
     show_episode(env, args.goal_index)
     print(f"\nScores on the test split of {args.env_id} ({len(env.unwrapped.goal_indices)} goals):")
-    rows = [("rule", score(env, lambda _: RulePolicy(), "rule")), ("expert", score(env, ExpertPolicy, "expert"))]
+    rows = [
+        ("rule", score(env, lambda _: RulePolicy(), "rule")),
+        ("expert", score(env, ExpertPolicy, "expert")),
+    ]
     print("| policy | score | success % |\n|---|---|---|")
     for name, (mean_score, success) in rows:
         print(f"| {name} | {mean_score:.1f} | {success:.1f} |")

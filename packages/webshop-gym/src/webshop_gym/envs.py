@@ -48,7 +48,9 @@ class UnicodeText(spaces.Text):
 
 
 @lru_cache(maxsize=8)
-def _world(catalog: str, goal_source: str, engine_name: str) -> tuple[Catalog, tuple[Goal, ...], dict[str, float]]:
+def _world(
+    catalog: str, goal_source: str, engine_name: str
+) -> tuple[Catalog, tuple[Goal, ...], dict[str, float]]:
     """Loads what every env over the same catalogue shares: products, goals, prices."""
     loaded = load_catalog(resolve_catalog(catalog))
     build_engine(loaded, engine_name)  # build the index once, before the first reset
@@ -169,9 +171,7 @@ class WebShopEnv(gym.Env[str, str]):
             show_attributes=show_attributes,
             render_mode=render_mode,
         )
-        self.catalog, self.all_goals, self.prices = _world(
-            self._arguments["catalog"], goals, search_engine
-        )
+        self.catalog, self.all_goals, self.prices = _world(self._arguments["catalog"], goals, search_engine)
         self.goal_indices = goal_split(self.catalog.name, len(self.all_goals), split)
         if len(self.goal_indices) == 0:
             raise ValueError(
@@ -236,7 +236,10 @@ class WebShopEnv(gym.Env[str, str]):
             result = self.shop.step(self.state, action)
             error = result.error or ""
         else:
-            result, error = None, f"an action is a string such as 'search[red shoes]', got {type(action).__name__}"
+            result, error = (
+                None,
+                f"an action is a string such as 'search[red shoes]', got {type(action).__name__}",
+            )
         if result is not None and not error:
             self.state = result.state
 

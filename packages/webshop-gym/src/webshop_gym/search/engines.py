@@ -24,8 +24,41 @@ ENGINE_NAMES: tuple[str, ...] = ("bm25s", "rank_bm25")
 
 # Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which Anserini's analyzer uses.
 LUCENE_STOP_WORDS = frozenset(
-    "a an and are as at be but by for if in into is it no not of on or such that the "
-    "their then there these they this to was will with".split()
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "but",
+        "by",
+        "for",
+        "if",
+        "in",
+        "into",
+        "is",
+        "it",
+        "no",
+        "not",
+        "of",
+        "on",
+        "or",
+        "such",
+        "that",
+        "the",
+        "their",
+        "then",
+        "there",
+        "these",
+        "they",
+        "this",
+        "to",
+        "was",
+        "will",
+        "with",
+    ]
 )
 # Word characters joined by inner apostrophes or dots ("don't", "14.125"), roughly what
 # Lucene's StandardTokenizer keeps together.
@@ -109,7 +142,9 @@ class _CachedSearch:
 class BM25sEngine(_CachedSearch):
     """Embedded BM25 with `bm25s` (sparse matrices; fast at 1M+ documents)."""
 
-    def __init__(self, asins: Sequence[str], documents: Sequence[str], k1: float = 0.9, b: float = 0.4) -> None:
+    def __init__(
+        self, asins: Sequence[str], documents: Sequence[str], k1: float = 0.9, b: float = 0.4
+    ) -> None:
         import bm25s
 
         super().__init__()
@@ -130,7 +165,9 @@ class BM25sEngine(_CachedSearch):
 class RankBM25Engine(_CachedSearch):
     """BM25 with `rank-bm25` (pure Python; fine for small catalogues)."""
 
-    def __init__(self, asins: Sequence[str], documents: Sequence[str], k1: float = 0.9, b: float = 0.4) -> None:
+    def __init__(
+        self, asins: Sequence[str], documents: Sequence[str], k1: float = 0.9, b: float = 0.4
+    ) -> None:
         try:
             from rank_bm25 import BM25Okapi
         except ImportError as error:
