@@ -306,10 +306,12 @@ def _item_elements(state: PageState, product: Product, show_attributes: bool) ->
         if option_name:
             elements.append(_text(option_name))
         for value in values:
-            # An empty value has no label text to show, and click[] is no action.
+            # An empty value has no label text to show; a blank one shows but cannot be
+            # clicked, as click[] with nothing in the brackets is no action.
             if value:
                 clicked = f'"{value}"' in url_text
-                elements.append(Element("option", value, clicked, target=value, option_name=option_name))
+                target = value if value.strip() else None
+                elements.append(Element("option", value, clicked, target, option_name))
     if product.title:
         elements.append(_text(product.title))
     elements.append(_text(f"Price: {product.price}"))
@@ -398,6 +400,12 @@ def _done_elements(state: PageState) -> list[Element]:
     return elements
 
 
+def _click_key(target: str) -> str:
+    # How a click argument and a clickable's text are compared: the parser strips the
+    # argument, and matching ignores case.
+    return target.strip().lower()
+
+
 def _clickables(elements: tuple[Element, ...]) -> dict[str, Element]:
     # The original maps clickable text -> element with buttons and product links first and
     # option values after, so an option overrides a button of the same text and the last
@@ -405,10 +413,10 @@ def _clickables(elements: tuple[Element, ...]) -> dict[str, Element]:
     clickables: dict[str, Element] = {}
     for element in elements:
         if element.target is not None and element.kind != "option":
-            clickables[element.target.lower()] = element
+            clickables[_click_key(element.target)] = element
     for element in elements:
         if element.target is not None and element.kind == "option":
-            clickables[element.target.lower()] = element
+            clickables[_click_key(element.target)] = element
     # click[search] is refused on every page (the original's step excludes it).
     clickables.pop(_SEARCH_KEY, None)
     return clickables
@@ -447,12 +455,10 @@ def view_page(state: PageState, catalog: ProductSource, show_attributes: bool = 
     for element in frozen:  # page order, each clickable once
         if element.target is None:
             continue
-        key = element.target.lower()
+        key = _click_key(element.target)
         if key in clickables and key not in seen:
             seen.add(key)
-            actions.append(
-                click_action(element.target.lower() if element.kind != "option" else element.target)
-            )
+            actions.append(click_action(element.target))
     return PageView(frozen, clickables, tuple(actions))
 
 
@@ -561,7 +567,7 @@ class Shop:
         return StepResult(next_state)
 
     def _click(self, state: PageState, arg: str) -> StepResult:
-        key = arg.lower()
+        key = _click_key(arg)
         if key == _SEARCH_KEY:
             if state.page is Page.SEARCH:
                 message = "click[search] is not an action: search[your keywords] searches."
