@@ -1163,7 +1163,7 @@ FITNESS = Category(
         ),
         ProductType(
             noun="Dumbbells",
-            spoken=words("dumbbells | dumbbell set | hand weights"),
+            spoken=("dumbbells", "hand weights"),
             article="a set of",
             plural=True,
             query="dumbbells",
@@ -1194,7 +1194,7 @@ FITNESS = Category(
         ),
         ProductType(
             noun="Resistance Bands Set",
-            spoken=("resistance bands", "resistance band set"),
+            spoken=("resistance bands", "exercise bands"),
             article="a set of",
             plural=True,
             query="resistance bands",
@@ -1449,7 +1449,7 @@ HOME = Category(
         ),
         ProductType(
             noun="Bed Sheet Set",
-            spoken=words("sheet set | bed sheets | bed sheet set"),
+            spoken=("sheet set", "bed sheet set"),
             article="a",
             plural=False,
             query="sheet & pillowcase sets",
@@ -1540,7 +1540,7 @@ HOME = Category(
         ),
         ProductType(
             noun="Bath Towels",
-            spoken=words("bath towels | towels | bath towel set"),
+            spoken=("bath towels", "towels"),
             article="some",
             plural=True,
             query="bath towels",
@@ -1793,8 +1793,8 @@ ACCESSORIES = Category(
         ),
         ProductType(
             noun="Sunglasses",
-            spoken=("sunglasses", "pair of sunglasses"),
-            article="some",
+            spoken=("sunglasses", "shades"),
+            article="a pair of",
             plural=True,
             query="sunglasses",
             path=words(
@@ -2177,7 +2177,7 @@ KITCHEN = Category(
         ),
         ProductType(
             noun="Kitchen Utensil Set",
-            spoken=words("kitchen utensil set | cooking utensils | utensil set"),
+            spoken=("kitchen utensil set", "utensil set"),
             article="a",
             plural=False,
             query="kitchen utensil sets",
@@ -2790,14 +2790,14 @@ def with_article(article: str, rest: str) -> str:
     """Puts "a"/"an" (by the next word's sound) or another article before ``rest``."""
     if article in ("a", "an"):
         first = rest.split()[0]
-        vowel = first[0] in "aeiou" and not first.startswith(("usb", "uv", "one", "eu"))
+        vowel = first[0] in "aeiou" and not first.startswith(("usb", "uv", "one", "eu", "uni", "use", "uten"))
         article = "an" if vowel or first in ("hd", "led", "rgb") else "a"
     return f"{article} {rest}" if article else rest
 
 
 def templated_instruction(draft: Draft) -> tuple[str, list[str]]:
     """The original's synthetic instruction: "Find me <adj> <query> with <...> for <...>"."""
-    slots = {"adj": [], "with": [], "for": []}
+    slots: dict[str, list[str]] = {"adj": [], "with": [], "for": []}
     for phrase in draft.attributes:
         slots[draft.category.attributes[phrase][0]].append(phrase)
     text = (
@@ -2841,12 +2841,12 @@ def human_instruction(
     )
     names = [s for s in kind.spoken if set(WORD.findall(s)) <= document]
     noun = rng.choice(names)
-    tail = ""
+    brand, tail = "", ""
     if rng.random() < 0.12:  # some shoppers name the brand (the author, for books)
         if kind.names:
             tail = f" by {draft.brand.lower()}"
         else:
-            noun = f"{draft.brand.lower()} {noun}"
+            brand = f"{draft.brand.lower()} "
     opener = rng.choice(OPENERS)
     if withs:
         tail += f" with {join_words(withs)}"
@@ -2855,9 +2855,10 @@ def human_instruction(
     options = option_clause(rng, draft, chosen)
     if adjs and not set(adjs) & PREFIX_ONLY and rng.random() < 0.35:
         verb = "are" if kind.plural else "is"
-        body = with_article(kind.article, noun) + f" that {verb} {join_words(adjs)}" + tail
+        body = with_article(kind.article, f"{brand}{noun}") + f" that {verb} {join_words(adjs)}" + tail
     else:
-        body = with_article(kind.article, " ".join([*adjs, noun])) + tail
+        described = (join_words(adjs) if rng.random() < 0.5 else ", ".join(adjs)) + " " if adjs else ""
+        body = with_article(kind.article, f"{brand}{described}{noun}") + tail
     return f"{opener} {body}{options}"
 
 
@@ -2877,6 +2878,7 @@ def make_human_instructions(rng: random.Random, drafts: list[Draft]) -> dict[str
         "A" + "".join(rng.choice(WORKER_ALPHABET) for _ in range(rng.randint(11, 13))) for _ in range(24)
     ]
     result: dict[str, list[dict[str, Any]]] = {}
+    written: set[str] = set()  # no two goals read the same
     for draft in drafts:
         entries: list[dict[str, Any]] = []
         seen: set[tuple[tuple[str, ...], tuple[tuple[str, str], ...]]] = set()
@@ -2886,13 +2888,15 @@ def make_human_instructions(rng: random.Random, drafts: list[Draft]) -> dict[str
                 break
             attributes, chosen = draw_goal(rng, draft)
             key = (tuple(sorted(attributes)), tuple(sorted(chosen)))
-            if key in seen:
+            instruction = human_instruction(rng, draft, attributes, chosen)
+            if key in seen or instruction in written:
                 continue
             seen.add(key)
+            written.add(instruction)
             entries.append(
                 {
                     "asin": draft.raw["asin"],
-                    "instruction": human_instruction(rng, draft, attributes, chosen),
+                    "instruction": instruction,
                     "attributes": list(draft.attributes),
                     "options": [f"{n.lower()}: {v.lower()}" for n, v in chosen] or [""],
                     "instruction_attributes": attributes,
