@@ -19,8 +19,8 @@ def hostile_actions(rng: random.Random, count: int):
         lambda: "click[" + "a" * 100_000 + "]",
         lambda: "click[" + "".join(chr(rng.randrange(0x80, 0x10FFFF)) for _ in range(8)) + "]",
         lambda: (
-            rng.choice(["search", "click", "buy", "CLICK", "search[]"])
-            + rng.choice(["", "[", "]", "[[", "]]"])
+            rng.choice(["search", "click", "buy", "CLICK", "search[]", "click[]"])
+            + rng.choice(["", "[", "[[", "]["])
         ),
         lambda: "click[\x00\n\t]",
         lambda: "click[b0" + "".join(rng.choice("0123456789") for _ in range(9)) + "]",

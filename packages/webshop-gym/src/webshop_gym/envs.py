@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from functools import lru_cache
 from typing import Any, Literal
@@ -250,6 +251,7 @@ class WebShopEnv(gym.Env[str, str]):
         if terminated:
             breakdown = self._score_purchase(result.purchase.asin, result.purchase.options, info)
             reward = breakdown.total if self.reward_variant != "binary" else binary_reward(breakdown)
+            self.state = dataclasses.replace(self.state, reward=breakdown.total)  # the done page shows it
         if self._potential is not None:
             ended = terminated or truncated
             potential = 0.0 if ended else self._potential(self.state)

@@ -22,11 +22,8 @@ Example:
     >>> state = PageState(Page.SEARCH, "i need red shoes")
     >>> render_text(state, Catalog("empty", (), {}, {}))
     'WebShop [SEP] Instruction: [SEP] i need red shoes [SEP] Search'
-    >>> print(render_text_rich(state, Catalog("empty", (), {}, {})), end="")
-    WebShop
-    Instruction:
-    i need red shoes
-    [button] Search [button_]
+    >>> render_text_rich(state, Catalog("empty", (), {}, {}))
+    'WebShop\\nInstruction: \\ni need red shoes\\n[button] Search [button_]\\n'
 """
 
 from __future__ import annotations
@@ -41,13 +38,13 @@ SEPARATOR = " [SEP] "
 
 # The characters BeautifulSoup treats as whitespace when it collapses whitespace-only
 # text (BeautifulSoup.ASCII_SPACES); other Unicode spaces survive as text.
-_ASCII_SPACES = frozenset("\x20\x0a\x09\x0c\x0d")
+_ASCII_SPACES = "\x20\x0a\x09\x0c\x0d"
 
 
 def _as_parsed(element: Element) -> str:
     """The text node BeautifulSoup's ``html.parser`` makes of the element's text."""
     text = element.text
-    if element.preformatted or not text or not set(text) <= _ASCII_SPACES:
+    if element.preformatted or not text or text.strip(_ASCII_SPACES):
         return text
     return "\n" if "\n" in text else " "
 

@@ -9,7 +9,10 @@ from the same elements, so an agent can click exactly what it reads.
 
 Pages and transitions follow the original (princeton-nlp/WebShop: ``SimServer.receive``
 in ``web_agent_site/envs/web_agent_text_env.py`` and the templates in
-``web_agent_site/templates/`` as used by its published runs):
+``web_agent_site/templates/`` in the version its text env and published agent runs use,
+with ``< Prev`` on item and sub-pages; the repository also holds a variant for the human
+web interface with "Current Query" lines and "< Back to Results" buttons, which the text
+env's ``< Prev`` handling does not understand):
 
 - SEARCH: the instruction and a search bar. ``search[q]`` -> RESULTS page 1 of the top 50
   hits (the query is lower-cased, as the original lower-cased every argument).
@@ -54,7 +57,7 @@ import functools
 import json
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 
 from webshop_gym.actions import SEARCH_PLACEHOLDER, click_action, parse_action
 
@@ -125,10 +128,11 @@ class PageState:
         page: Which page is shown.
         instruction: The goal's instruction text, shown on every page but DONE.
         keywords: The last query split on single spaces, as the original keeps it.
-        results: Asins of the last search's hits (at most 50), best first.
+        result_asins: Asins of the last search's hits (at most 50), best first.
         page_number: The results page shown, or the one ITEM and SUB_PAGE return to.
         asin: The product of the ITEM / SUB_PAGE / DONE page.
-        options: Selected options as (name, value) pairs, in the order first selected.
+        selected_options: Selected options as (name, value) pairs, in the order first
+            selected (`dict()` of it maps name -> value).
         sub_page: ``"Description"``, ``"Features"``, ``"Reviews"`` or ``"Attributes"``
             on a SUB_PAGE.
         visited: Asins opened since the last ``Back to Search`` (text_rich marks them).
@@ -140,10 +144,10 @@ class PageState:
     page: Page
     instruction: str
     keywords: tuple[str, ...] = ()
-    results: tuple[str, ...] = ()
+    result_asins: tuple[str, ...] = ()
     page_number: int = 1
     asin: str | None = None
-    options: tuple[tuple[str, str], ...] = ()
+    selected_options: tuple[tuple[str, str], ...] = ()
     sub_page: str | None = None
     visited: frozenset[str] = frozenset()
     reward: float | None = None
@@ -154,17 +158,12 @@ class PageState:
         return " ".join(self.keywords)
 
     @property
-    def selected_options(self) -> dict[str, str]:
-        """Selected options as a name -> value dict."""
-        return dict(self.options)
-
-    @property
     def page_results(self) -> tuple[str, ...]:
         """Asins listed on the current results page (empty past the last result)."""
         start = (self.page_number - 1) * RESULTS_PER_PAGE
         if start < 0:
             return ()
-        return self.results[start : start + RESULTS_PER_PAGE]
+        return self.result_asins[start : start + RESULTS_PER_PAGE]
 
 
 @dataclass(frozen=True, slots=True)
@@ -193,9 +192,8 @@ class StepResult:
 ElementKind = Literal["text", "button", "option", "product_link"]
 
 
-@dataclass(frozen=True, slots=True)
-class Element:
-    """One visible piece of a page, in page order.
+class Element(NamedTuple):
+    """One visible piece of a page, in page order (a named tuple: pages build many).
 
     Attributes:
         kind: ``"text"`` (plain text), ``"button"``, ``"option"`` (a selectable option
@@ -235,6 +233,8 @@ class ProductSource(Protocol):
 
     def __contains__(self, asin: object) -> bool: ...
 
+    def __hash__(self) -> int: ...
+
 
 def _text(text: str) -> Element:
     return Element("text", text)
@@ -242,6 +242,13 @@ def _text(text: str) -> Element:
 
 def _button(text: str) -> Element:
     return Element("button", text, target=text.lower())
+
+
+_BACK_BUTTON = _button(BACK_TO_SEARCH)
+_PREV_BUTTON = _button(PREV_PAGE)
+_NEXT_BUTTON = _button(NEXT_PAGE)
+_BUY_BUTTON = _button(BUY_NOW)
+_TAB_BUTTONS = tuple(_button(tab) for tab in SUB_PAGES)
 
 
 def _instruction_header(instruction: str, with_space: bool) -> list[Element]:
@@ -268,11 +275,11 @@ def _results_elements(state: PageState, catalog: ProductSource) -> list[Element]
     # results_page.html: Back to Search; "Page N (Total results: T)"; "< Prev" only when
     # page > 1 and "Next >" always; then per product its asin link, title and price.
     elements = _instruction_header(state.instruction, with_space=False)
-    elements.append(_button(BACK_TO_SEARCH))
-    elements.append(_text(f"Page {state.page_number} (Total results: {len(state.results)})"))
+    elements.append(_BACK_BUTTON)
+    elements.append(_text(f"Page {state.page_number} (Total results: {len(state.result_asins)})"))
     if state.page_number > 1:
-        elements.append(_button(PREV_PAGE))
-    elements.append(_button(NEXT_PAGE))
+        elements.append(_PREV_BUTTON)
+    elements.append(_NEXT_BUTTON)
     for asin in state.page_results:
         product = catalog.get(asin)
         elements.append(Element("product_link", asin, clicked=asin in state.visited, target=asin.lower()))
@@ -290,7 +297,7 @@ def _item_url_text(state: PageState) -> str:
     # characters, so such values never show as clicked, and a quoted search term can make
     # an unselected value look clicked; both are reproduced for identical observations.
     # (The session id and base URL hold no quotes, so they cannot take part in a match.)
-    options_json = json.dumps(dict(state.options))
+    options_json = json.dumps(dict(state.selected_options))
     return f"{state.asin}/{'+'.join(state.keywords)}/{state.page_number}/{options_json}"
 
 
@@ -299,8 +306,8 @@ def _item_elements(state: PageState, product: Product, show_attributes: bool) ->
     # (radio buttons with labels), the title, "Price: ...", "Rating: ...", the sub-page
     # buttons and Buy Now.
     elements = _instruction_header(state.instruction, with_space=False)
-    elements.append(_button(BACK_TO_SEARCH))
-    elements.append(_button(PREV_PAGE))
+    elements.append(_BACK_BUTTON)
+    elements.append(_PREV_BUTTON)
     url_text = _item_url_text(state) if product.options else ""
     for option_name, values in product.options.items():
         if option_name:
@@ -316,9 +323,8 @@ def _item_elements(state: PageState, product: Product, show_attributes: bool) ->
         elements.append(_text(product.title))
     elements.append(_text(f"Price: {product.price}"))
     elements.append(_text(f"Rating: {product.rating}"))
-    tabs = SUB_PAGES if show_attributes else SUB_PAGES[:3]
-    elements.extend(_button(tab) for tab in tabs)
-    elements.append(_button(BUY_NOW))
+    elements.extend(_TAB_BUTTONS if show_attributes else _TAB_BUTTONS[:3])
+    elements.append(_BUY_BUTTON)
     return elements
 
 
@@ -326,8 +332,8 @@ def _sub_page_elements(state: PageState, product: Product) -> list[Element]:
     # description_page.html, features_page.html, review_page.html, attributes_page.html:
     # Back to Search and < Prev, then the tab's content.
     elements = _instruction_header(state.instruction, with_space=False)
-    elements.append(_button(BACK_TO_SEARCH))
-    elements.append(_button(PREV_PAGE))
+    elements.append(_BACK_BUTTON)
+    elements.append(_PREV_BUTTON)
     if state.sub_page == "Description":
         # <p class="product-info">{{product_info.Description}}</p>
         if product.description:
@@ -380,7 +386,7 @@ def _done_elements(state: PageState) -> list[Element]:
     ]
     if state.asin:
         elements.append(pre(state.asin))
-    elements += [_text("options"), pre(_tojson(dict(state.options)))]
+    elements += [_text("options"), pre(_tojson(dict(state.selected_options)))]
     for label in ("attrs", "category", "query", "product category"):
         elements += [_text(label), pre("None")]
     elements.append(_text("Target"))
@@ -406,20 +412,33 @@ def _click_key(target: str) -> str:
     return target.strip().lower()
 
 
-def _clickables(elements: tuple[Element, ...]) -> dict[str, Element]:
+def _clickables_and_actions(
+    elements: tuple[Element, ...], has_search_bar: bool
+) -> tuple[dict[str, Element], tuple[str, ...]]:
+    """What each click argument clicks, and the valid actions in page order."""
     # The original maps clickable text -> element with buttons and product links first and
     # option values after, so an option overrides a button of the same text and the last
     # of several equal option values wins.
     clickables: dict[str, Element] = {}
+    options: list[tuple[str, Element]] = []
+    actions = [SEARCH_PLACEHOLDER] if has_search_bar else []
+    seen: set[str] = set()
     for element in elements:
-        if element.target is not None and element.kind != "option":
-            clickables[_click_key(element.target)] = element
-    for element in elements:
-        if element.target is not None and element.kind == "option":
-            clickables[_click_key(element.target)] = element
-    # click[search] is refused on every page (the original's step excludes it).
+        target = element.target
+        if target is None:
+            continue
+        key = _click_key(target)
+        if element.kind == "option":
+            options.append((key, element))
+        else:
+            clickables[key] = element
+        # click[search] is refused on every page (the original's step excludes it).
+        if key not in seen and key != _SEARCH_KEY:
+            seen.add(key)
+            actions.append(click_action(target))
+    clickables.update(options)
     clickables.pop(_SEARCH_KEY, None)
-    return clickables
+    return clickables, tuple(actions)
 
 
 @functools.lru_cache(maxsize=_VIEW_CACHE_SIZE)
@@ -449,17 +468,8 @@ def view_page(state: PageState, catalog: ProductSource, show_attributes: bool = 
     else:
         elements = _done_elements(state)
     frozen = tuple(elements)
-    clickables = _clickables(frozen)
-    actions: list[str] = [SEARCH_PLACEHOLDER] if state.page is Page.SEARCH else []
-    seen: set[str] = set()
-    for element in frozen:  # page order, each clickable once
-        if element.target is None:
-            continue
-        key = _click_key(element.target)
-        if key in clickables and key not in seen:
-            seen.add(key)
-            actions.append(click_action(element.target))
-    return PageView(frozen, clickables, tuple(actions))
+    clickables, actions = _clickables_and_actions(frozen, state.page is Page.SEARCH)
+    return PageView(frozen, clickables, actions)
 
 
 def _require_asin(state: PageState) -> str:
@@ -558,10 +568,10 @@ class Shop:
             state,
             page=Page.RESULTS,
             keywords=tuple(query.split(" ")),
-            results=results,
+            result_asins=results,
             page_number=1,
             asin=None,
-            options=(),
+            selected_options=(),
             sub_page=None,
         )
         return StepResult(next_state)
@@ -580,7 +590,7 @@ class Shop:
         # Dispatch on the clicked text first, in the original's order (SimServer.receive).
         if key == _BUY_KEY:
             asin = _require_asin(state)
-            purchase = Purchase(asin, dict(state.options))
+            purchase = Purchase(asin, dict(state.selected_options))
             return StepResult(replace(state, page=Page.DONE, sub_page=None), purchase=purchase)
         if key == _BACK_KEY:
             return StepResult(PageState(Page.SEARCH, state.instruction))
@@ -594,16 +604,22 @@ class Shop:
             if state.page is Page.ITEM:
                 # Back to the results page the item was opened from; like the original,
                 # which re-renders that page, this forgets the item's selected options.
-                return StepResult(replace(state, page=Page.RESULTS, asin=None, options=()))
+                return StepResult(replace(state, page=Page.RESULTS, asin=None, selected_options=()))
         sub_page = _SUB_PAGE_BY_KEY.get(key)
         if sub_page is not None:
             return StepResult(replace(state, page=Page.SUB_PAGE, sub_page=sub_page))
         if target.kind == "product_link":
             asin = target.text
-            next_state = replace(state, page=Page.ITEM, asin=asin, options=(), visited=state.visited | {asin})
+            next_state = replace(
+                state, page=Page.ITEM, asin=asin, selected_options=(), visited=state.visited | {asin}
+            )
             return StepResult(next_state)
         if target.kind == "option" and target.option_name is not None:
-            return StepResult(replace(state, options=_select(state.options, target.option_name, target.text)))
+            return StepResult(
+                replace(
+                    state, selected_options=_select(state.selected_options, target.option_name, target.text)
+                )
+            )
         # Unreachable with the pages above: every button is dispatched by its text.
         return StepResult(state, self._with_valid_actions(f"Clicking {arg!r} does nothing here.", state))
 
