@@ -27,7 +27,7 @@ def install(session: nox.Session, *args: str) -> None:
 def tests(session: nox.Session) -> None:
     """Runs every package's test suite."""
     install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25]", "pytest>=8", "hypothesis>=6", "thefuzz>=0.22")
-    session.run("pytest", f"{WEBSHOP_GYM}/tests", *session.posargs)
+    session.run("pytest", "--doctest-modules", f"{WEBSHOP_GYM}/src", f"{WEBSHOP_GYM}/tests", *session.posargs)
 
 
 @nox.session(python="3.11")
