@@ -75,7 +75,7 @@ class SearchEngine(Protocol):
 
 @lru_cache(maxsize=1)
 def _porter_stemmer():  # type: ignore[no-untyped-def]
-    import Stemmer  # PyStemmer, a bm25s dependency
+    import Stemmer  # PyStemmer: the Porter stemmer in C
 
     return Stemmer.Stemmer("porter")
 
