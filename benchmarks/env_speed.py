@@ -20,6 +20,7 @@ import time
 from pathlib import Path
 
 import gymnasium as gym
+
 import webshop_gym  # noqa: F401
 from webshop_gym.policies import ExpertPolicy
 

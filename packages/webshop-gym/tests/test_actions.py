@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+
 from webshop_gym.actions import (
     ACTION_KINDS,
     GRAMMAR,

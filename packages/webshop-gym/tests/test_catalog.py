@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from webshop_gym import catalog as catalog_module
 from webshop_gym.catalog import (
     Catalog,

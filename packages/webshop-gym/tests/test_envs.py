@@ -8,8 +8,9 @@ import warnings
 import gymnasium as gym
 import numpy as np
 import pytest
-import webshop_gym
 from gymnasium.utils.env_checker import check_env
+
+import webshop_gym
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.policies import ExpertPolicy
 

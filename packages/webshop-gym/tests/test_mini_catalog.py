@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+
 from webshop_gym.catalog import MINI_DIR, Catalog, load_catalog
 from webshop_gym.goals import NO_PRICE_LIMIT, Goal, build_goals, product_prices
 from webshop_gym.reward import binary_reward, original_reward

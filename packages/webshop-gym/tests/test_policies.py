@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.policies import ExpertPolicy, RulePolicy, run_episode
 

@@ -15,6 +15,7 @@ import dataclasses
 from pathlib import Path
 
 import pytest
+
 from webshop_gym.catalog import Catalog, Product, Review, load_catalog
 from webshop_gym.render import render_text, render_text_rich, visible_nodes
 from webshop_gym.shop import Page, PageState, Shop, view_page

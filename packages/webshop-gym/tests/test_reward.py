@@ -15,6 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from thefuzz import fuzz
+
 from webshop_gym import reward
 from webshop_gym.catalog import Product
 from webshop_gym.colors import COLOR_SET, normalize_color

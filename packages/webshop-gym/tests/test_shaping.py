@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.policies import ExpertPolicy, run_episode
 

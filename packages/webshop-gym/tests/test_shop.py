@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+
 from webshop_gym.catalog import Catalog, Product, Review, load_catalog
 from webshop_gym.render import render_text_rich
 from webshop_gym.search.engines import build_engine

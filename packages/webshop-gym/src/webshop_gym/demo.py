@@ -30,7 +30,7 @@ def show_episode(env: gym.Env, goal_index: int) -> None:
 
 
 def score(env: gym.Env, make_policy, name: str) -> tuple[float, float]:
-    n_goals = len(env.unwrapped.goal_indices)
+    n_goals = len(env.unwrapped.goal_indices)  # type: ignore[attr-defined]
     results = [
         run_episode(env, make_policy(env), seed=0, goal_index=i)
         for i in tqdm(range(n_goals), desc=name, unit="episode")
@@ -49,7 +49,8 @@ def main() -> None:
     kwargs = {"split": "test"} | ({"catalog": args.catalog} if args.catalog else {})
     env = gym.make(args.env_id, **kwargs)
     show_episode(env, args.goal_index)
-    print(f"\nScores on the test split of {args.env_id} ({len(env.unwrapped.goal_indices)} goals):")
+    n_goals = len(env.unwrapped.goal_indices)  # type: ignore[attr-defined]
+    print(f"\nScores on the test split of {args.env_id} ({n_goals} goals):")
     rows = [
         ("rule", score(env, lambda _: RulePolicy(), "rule")),
         ("expert", score(env, ExpertPolicy, "expert")),

@@ -15,17 +15,18 @@ from webshop_gym.catalog import Catalog, load_catalog
 from webshop_gym.goals import Goal, build_goals, goal_split, product_prices
 from webshop_gym.locations import resolve_catalog
 from webshop_gym.render import render_text, render_text_rich
+from webshop_gym.render_html import render_html
 from webshop_gym.reward import RewardBreakdown, binary_reward
 from webshop_gym.search.engines import ENGINE_NAMES, build_engine
 from webshop_gym.shaping import ProgressPotential
 from webshop_gym.shop import Page, PageState, Shop
 
-ObservationMode = Literal["text", "text_rich"]
+ObservationMode = Literal["text", "text_rich", "html"]
 GoalSource = Literal["human", "synthetic"]
 Split = Literal["train", "dev", "test", "all"]
 RewardVariant = Literal["original", "binary", "shaped"]
 
-OBSERVATION_MODES = ("text", "text_rich")
+OBSERVATION_MODES = ("text", "text_rich", "html")
 GOAL_SOURCES = ("human", "synthetic")
 SPLITS = ("train", "dev", "test", "all")
 REWARD_VARIANTS = ("original", "binary", "shaped")
@@ -50,7 +51,7 @@ class UnicodeText(spaces.Text):
 
 @lru_cache(maxsize=8)
 def _world(
-    catalog: str, goal_source: str, engine_name: str
+    catalog: str, goal_source: GoalSource, engine_name: str
 ) -> tuple[Catalog, tuple[Goal, ...], dict[str, float]]:
     """Loads what every env over the same catalogue shares: products, goals, prices."""
     loaded = load_catalog(resolve_catalog(catalog))
@@ -72,6 +73,8 @@ class WebShopEnv(gym.Env[str, str]):
     A string (`UnicodeText`): the page as the original WebShop's text modes show it.
     ``"text"`` joins the page's visible texts with ``" [SEP] "``; ``"text_rich"`` marks
     buttons as ``[button] x [button_]`` and chosen ones as ``[clicked button] x [clicked button_]``.
+    ``"html"`` is the page as HTML (`webshop_gym.render_html`), the same bytes the web shop
+    serves; its visible text nodes are the ``"text"`` mode's texts.
 
     ## Action Space
     A string (`UnicodeText`): ``search[keywords]`` where the page has a search bar, or
@@ -111,7 +114,7 @@ class WebShopEnv(gym.Env[str, str]):
     ## Arguments
     * ``catalog``: ``"mini"`` (bundled 497 products), ``"1k"`` / ``"full"`` (the official
       data under ``$WEBSHOP_GYM_DATA``) or a folder with the official files.
-    * ``observation_mode``: ``"text"`` or ``"text_rich"``.
+    * ``observation_mode``: ``"text"``, ``"text_rich"`` or ``"html"``.
     * ``goals``: ``"human"`` (the crowd-written instructions) or ``"synthetic"`` (templated).
     * ``split``: ``"train"``, ``"dev"``, ``"test"`` or ``"all"``; ``reset(options={"goal_index": i})``
       picks goal i of the split (test goal i is the paper's test goal i).
@@ -187,7 +190,7 @@ class WebShopEnv(gym.Env[str, str]):
         self.max_steps = max_steps
         self.show_attributes = show_attributes
         self.render_mode = render_mode
-        self._render = render_text if observation_mode == "text" else render_text_rich
+        self._render = {"text": render_text, "text_rich": render_text_rich, "html": render_html}[observation_mode]
 
         self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
@@ -233,23 +236,15 @@ class WebShopEnv(gym.Env[str, str]):
             return self._observation(), 0.0, self.state.page is Page.DONE, self.steps >= self.max_steps, info
 
         self.steps += 1
-        if isinstance(action, str):
-            result = self.shop.step(self.state, action)
-            error = result.error or ""
-        else:
-            result, error = (
-                None,
-                f"an action is a string such as 'search[red shoes]', got {type(action).__name__}",
-            )
-        if result is not None and not error:
-            self.state = result.state
-
-        terminated = result is not None and result.purchase is not None
+        result = self.shop.step(self.state, action)  # never raises; non-strings are reported too
+        self.state = result.state
+        purchase = result.purchase
+        terminated = purchase is not None
         truncated = not terminated and self.steps >= self.max_steps
-        info = self._info(action_error=error)
+        info = self._info(action_error=result.error or "")
         reward = 0.0
-        if terminated:
-            breakdown = self._score_purchase(result.purchase.asin, result.purchase.options, info)
+        if purchase is not None:
+            breakdown = self._score_purchase(purchase.asin, purchase.options, info)
             reward = breakdown.total if self.reward_variant != "binary" else binary_reward(breakdown)
             self.state = dataclasses.replace(self.state, reward=breakdown.total)  # the done page shows it
         if self._potential is not None:
@@ -268,7 +263,19 @@ class WebShopEnv(gym.Env[str, str]):
 
     def _observation(self) -> str:
         assert self.state is not None
+        if self.observation_mode == "html" and self.state.page is Page.DONE:
+            # The HTML done page also carries the breakdown (as data the text modes do not show).
+            return render_html(self.state, self.catalog, self.show_attributes, self._done_breakdown())
         return self._render(self.state, self.catalog, self.show_attributes)
+
+    def _done_breakdown(self) -> dict[str, Any] | None:
+        from webshop_gym.reward import original_reward
+
+        asin = self.state.asin if self.state is not None else None
+        if asin is None or self.goal is None:
+            return None
+        options = dict(self.state.selected_options)  # what Buy Now bought (shop.Purchase)
+        return original_reward(self.catalog[asin], self.goal, self.prices[asin], options).as_dict()
 
     def _info(self, action_error: str) -> dict[str, Any]:
         assert self.state is not None and self.goal is not None
