@@ -15,18 +15,17 @@ from webshop_gym.catalog import Catalog, load_catalog
 from webshop_gym.goals import Goal, build_goals, goal_split, product_prices
 from webshop_gym.locations import resolve_catalog
 from webshop_gym.render import render_text, render_text_rich
-from webshop_gym.render_html import render_html
 from webshop_gym.reward import RewardBreakdown, binary_reward
 from webshop_gym.search.engines import ENGINE_NAMES, build_engine
 from webshop_gym.shaping import ProgressPotential
 from webshop_gym.shop import Page, PageState, Shop
 
-ObservationMode = Literal["text", "text_rich", "html"]
+ObservationMode = Literal["text", "text_rich"]
 GoalSource = Literal["human", "synthetic"]
 Split = Literal["train", "dev", "test", "all"]
 RewardVariant = Literal["original", "binary", "shaped"]
 
-OBSERVATION_MODES = ("text", "text_rich", "html")
+OBSERVATION_MODES = ("text", "text_rich")
 GOAL_SOURCES = ("human", "synthetic")
 SPLITS = ("train", "dev", "test", "all")
 REWARD_VARIANTS = ("original", "binary", "shaped")
@@ -73,8 +72,6 @@ class WebShopEnv(gym.Env[str, str]):
     A string (`UnicodeText`): the page as the original WebShop's text modes show it.
     ``"text"`` joins the page's visible texts with ``" [SEP] "``; ``"text_rich"`` marks
     buttons as ``[button] x [button_]`` and chosen ones as ``[clicked button] x [clicked button_]``.
-    ``"html"`` is the page as HTML (`webshop_gym.render_html`), the same bytes the web shop
-    serves; its visible text nodes are the ``"text"`` mode's texts.
 
     ## Action Space
     A string (`UnicodeText`): ``search[keywords]`` where the page has a search bar, or
@@ -114,7 +111,7 @@ class WebShopEnv(gym.Env[str, str]):
     ## Arguments
     * ``catalog``: ``"mini"`` (bundled 497 products), ``"1k"`` / ``"full"`` (the official
       data under ``$WEBSHOP_GYM_DATA``) or a folder with the official files.
-    * ``observation_mode``: ``"text"``, ``"text_rich"`` or ``"html"``.
+    * ``observation_mode``: ``"text"`` or ``"text_rich"``.
     * ``goals``: ``"human"`` (the crowd-written instructions) or ``"synthetic"`` (templated).
     * ``split``: ``"train"``, ``"dev"``, ``"test"`` or ``"all"``; ``reset(options={"goal_index": i})``
       picks goal i of the split (test goal i is the paper's test goal i).
@@ -190,7 +187,7 @@ class WebShopEnv(gym.Env[str, str]):
         self.max_steps = max_steps
         self.show_attributes = show_attributes
         self.render_mode = render_mode
-        self._render = {"text": render_text, "text_rich": render_text_rich, "html": render_html}[observation_mode]
+        self._render = render_text if observation_mode == "text" else render_text_rich
 
         self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
@@ -263,19 +260,7 @@ class WebShopEnv(gym.Env[str, str]):
 
     def _observation(self) -> str:
         assert self.state is not None
-        if self.observation_mode == "html" and self.state.page is Page.DONE:
-            # The HTML done page also carries the breakdown (as data the text modes do not show).
-            return render_html(self.state, self.catalog, self.show_attributes, self._done_breakdown())
         return self._render(self.state, self.catalog, self.show_attributes)
-
-    def _done_breakdown(self) -> dict[str, Any] | None:
-        from webshop_gym.reward import original_reward
-
-        asin = self.state.asin if self.state is not None else None
-        if asin is None or self.goal is None:
-            return None
-        options = dict(self.state.selected_options)  # what Buy Now bought (shop.Purchase)
-        return original_reward(self.catalog[asin], self.goal, self.prices[asin], options).as_dict()
 
     def _info(self, action_error: str) -> dict[str, Any]:
         assert self.state is not None and self.goal is not None
