@@ -6,6 +6,7 @@ Sessions forward their positional arguments (`nox -s tests -- -k reward`).
 
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 from pathlib import Path
@@ -43,15 +44,74 @@ def ensure_debian_packages(session: nox.Session, *packages: str) -> None:
     )
 
 
+def install_lucene(session: nox.Session) -> None:
+    """The lucene extra, lean: pyjnius, and pyserini without its dense-retrieval dependencies.
+
+    webshop-gym runs only pyserini's bundled Anserini jar (through pyjnius), so pyserini's own
+    dependencies (transformers, onnxruntime, spaCy, nmslib, ...) are left out. Java 17 comes
+    from Debian when no ``java`` is installed.
+    """
+    if shutil.which("java") is None and not os.environ.get("JAVA_HOME"):
+        ensure_debian_packages(session, "openjdk-17-jdk-headless")
+    install(session, "pyjnius>=1.6")
+    install(session, "--no-deps", "pyserini>=0.25,<0.26")
+
+
+BROWSER_TEST_DEPENDENCIES = ("beautifulsoup4>=4.12", "playwright>=1.40")
+
+
+def install_browser(session: nox.Session) -> None:
+    """Headless Chromium for the web-shop browser tests: Debian's package, driven by Playwright.
+
+    Playwright cannot download its own browser here; the tests launch /usr/bin/chromium.
+    """
+    if shutil.which("chromium") is None:
+        ensure_debian_packages(session, "chromium")
+    install(session, *BROWSER_TEST_DEPENDENCIES)
+
+
+def install_benchmarks(session: nox.Session) -> None:
+    """What the agent benchmarks need: the packages, MaskablePPO, transformers, matplotlib (CPU torch)."""
+    install(session, "-e", f"{WEBSHOP_GYM}[sb3]", "-e", SHARED_PROMPTS, "-r", "benchmarks/requirements.txt")
+
+
 @nox.session(python="3.11")
 def tests(session: nox.Session) -> None:
-    """Runs every package's test suite."""
-    install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25]", "pytest>=8", "hypothesis>=6", "thefuzz>=0.22")
-    install(session, "-e", SHARED_PROMPTS)
+    """Runs every package's test suite (with the Lucene search tests: installs Java when missing)."""
+    install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25,web]", "pytest>=8", "hypothesis>=6", "thefuzz>=0.22")
+    install_lucene(session)
+    install_browser(session)
+    install(session, "-e", SHARED_PROMPTS, "pyyaml>=6")
+    install_benchmarks(session)
     test_paths = [
         f"{package}/{part}" for package in (WEBSHOP_GYM, SHARED_PROMPTS) for part in ("src", "tests")
     ]
-    session.run("pytest", "--doctest-modules", *test_paths, *session.posargs)
+    # tests/ at the root: repository-level checks (release workflow, build script).
+    # benchmarks/: the agent benchmark code and its tests (tiny models, a few training steps).
+    session.run("pytest", "--doctest-modules", *test_paths, "tests", "benchmarks", *session.posargs)
+
+
+@nox.session(python="3.11")
+def tests_lucene(session: nox.Session) -> None:
+    """Only the Lucene search tests (pyserini + Java 17; installs Java when missing)."""
+    install(session, "-e", WEBSHOP_GYM, "pytest>=8")
+    install_lucene(session)
+    session.run("pytest", f"{WEBSHOP_GYM}/tests/test_lucene.py", *session.posargs)
+
+
+@nox.session(python="3.11")
+def tests_browser(session: nox.Session) -> None:
+    """Only the web shop's browser tests (headless Chromium; installs it when missing)."""
+    install(session, "-e", f"{WEBSHOP_GYM}[web]", "pytest>=8", "hypothesis>=6")
+    install_browser(session)
+    session.run("pytest", f"{WEBSHOP_GYM}/tests/test_browser.py", "-s", *session.posargs)
+
+
+@nox.session(python="3.11")
+def serve(session: nox.Session) -> None:
+    """The web shop and its JSON API on http://127.0.0.1:8000 (`nox -s serve -- --help` lists options)."""
+    install(session, "-e", f"{WEBSHOP_GYM}[web]")
+    session.run("webshop-gym", "serve", *session.posargs)
 
 
 @nox.session(python="3.11")
@@ -69,8 +129,123 @@ def demo(session: nox.Session) -> None:
     session.run("python", "-m", "webshop_gym.demo", *session.posargs)
 
 
+BENCH_AGENTS = ("random", "rule", "heuristic", "sb3")
+RESULTS = "benchmarks/results/agents"
+
+
 @nox.session(python="3.11")
 def bench(session: nox.Session) -> None:
-    """Env performance: creation time and step latency on the mini and the real 1k catalogue."""
-    install(session, "-e", WEBSHOP_GYM)
+    """Env performance (creation time, step latency), then the agent benchmarks (benchmarks/results/agents).
+
+    Agents: random, rule, heuristic and the recorded MaskablePPO policy on the mini test split
+    and the real 1k test split (synthetic goals), plus the LLM agent with a tiny random model
+    as a pipeline check. Each prints the machine it ran on. Arguments go to env_speed.py.
+    """
+    install_benchmarks(session)
     session.run("python", "benchmarks/env_speed.py", *session.posargs)
+    run = ("python", "-m", "benchmarks.run", "--no-progress")
+    mini = ("--env", "WebShop-Mini-Text-v0", "--split", "test")
+    real_1k = ("--env", "WebShop-Text-v0", "--split", "test")
+    real_1k += ("--env-arg", "catalog=../shared/webshop-1k", "--env-arg", "goals=synthetic")
+    session.run(*run, "--agents", *BENCH_AGENTS, *mini, "--out", f"{RESULTS}/mini-test")
+    session.run(*run, "--agents", *BENCH_AGENTS, *real_1k, "--out", f"{RESULTS}/1k-test")
+    tiny_model = Path(session.create_tmp()) / "tiny-chat-model"
+    session.run("python", "-m", "benchmarks.tiny_model", str(tiny_model))
+    llm = ("--set", f"llm.model={tiny_model}", "--set", "llm.max_new_tokens=24", "--set", "llm.cpu_threads=1")
+    llm += ("--label", "llm=llm (tiny random model: pipeline check)", "--episodes", "10")
+    session.run(*run, "--agents", "llm", *llm, *mini, "--out", f"{RESULTS}/llm-pipeline-check")
+    folders = [f"{RESULTS}/{name}" for name in ("mini-test", "1k-test", "llm-pipeline-check")]
+    session.run("python", "-m", "benchmarks.report", *folders, "--out", RESULTS)
+
+
+@nox.session(python="3.11")
+def bench_full(session: nox.Session) -> None:
+    """WebShop at full scale (benchmarks/full_scale.py): prepare, start-up, memory, search latency.
+
+    Generates a catalogue of the real size (1,181,436 products, about 3 GB of JSON) under
+    /tmp/webshop-scale when missing, prepares it and measures envs over it; Lucene too
+    (installs Java when missing). Needs ~15 GB of disk; the run is long (see
+    benchmarks/results/full_scale.md). Arguments go to the script: `-- --products 100000`
+    for a quicker run, `-- --lucene no` to skip Lucene, `-- --reuse-store` to skip prepare.
+    """
+    install(session, "-e", WEBSHOP_GYM)
+    install_lucene(session)
+    session.run("python", "benchmarks/full_scale.py", *session.posargs)
+
+
+@nox.session(python="3.11")
+def train_sb3(session: nox.Session) -> None:
+    """Trains the MaskablePPO baseline on the mini catalogue (<= 18 min) into benchmarks/results/sb3."""
+    install_benchmarks(session)
+    session.run("python", "-m", "benchmarks.train_sb3", "--out", "benchmarks/results/sb3", *session.posargs)
+
+
+@nox.session(python="3.11")
+def typecheck(session: nox.Session) -> None:
+    """mypy over the packages' public API."""
+    install(session, "mypy>=1.10", "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS)
+    session.run("mypy", f"{WEBSHOP_GYM}/src/webshop_gym", f"{SHARED_PROMPTS}/src/shared_prompts")
+
+
+def build_dist(session: nox.Session) -> None:
+    install(session, "build>=1.2", "twine>=5")
+    session.run("python", "scripts/build_packages.py", "--out", "dist")
+
+
+@nox.session(python="3.11")
+def build(session: nox.Session) -> None:
+    """sdists and wheels of every package into dist/, checked by twine (same script as the release)."""
+    build_dist(session)
+
+
+@nox.session(python="3.11")
+def wheels(session: nox.Session) -> None:
+    """Builds every wheel, installs each into its own fresh venv and uses it from there."""
+    build_dist(session)
+    session.run("python", "scripts/check_wheels.py", "--dist", "dist", *session.posargs)
+
+
+@nox.session(python="3.11")
+def minimal_install(session: nox.Session) -> None:
+    """`pip install webshop-gym` alone: no torch/transformers/Flask/Java, < 250 MB; core tests on it."""
+    build_dist(session)
+    session.run("python", "scripts/check_minimal_install.py", "--dist", "dist")
+
+
+# Each extra of webshop-gym, with the tests that exercise it (run against the installed wheel).
+EXTRA_TESTS = {
+    "web": [
+        "test_web.py",
+        "test_web_load.py",
+        "test_remote.py",
+        "test_trajectories.py",
+        "test_cli_web.py",
+        "test_render_html.py",
+        "test_browser.py",
+    ],
+    "lucene": ["test_lucene.py"],
+    "sb3": ["test_wrappers.py"],
+    "rank-bm25": ["test_mini_catalog.py"],
+}
+
+
+@nox.session(python="3.11")
+@nox.parametrize("extra", list(EXTRA_TESTS))
+def extras(session: nox.Session, extra: str) -> None:
+    """Installs the webshop-gym wheel with one extra into a fresh venv and runs that extra's tests."""
+    install(session, "build>=1.2")
+    dist = Path(session.create_tmp()) / "dist"
+    session.run("python", "-m", "build", "--wheel", "--outdir", str(dist), WEBSHOP_GYM)
+    wheel = str(next(dist.glob("webshop_gym-*.whl")))
+    if extra == "lucene":
+        install(session, wheel)
+        install_lucene(session)  # pyserini without its dense-retrieval dependencies
+    else:
+        install(session, f"{wheel}[{extra}]")
+    if extra == "web":
+        install_browser(session)
+    install(session, "pytest>=8", "hypothesis>=6", "thefuzz>=0.22")
+    tests = [str(ROOT / WEBSHOP_GYM / "tests" / name) for name in EXTRA_TESTS[extra]]
+    # From outside the source tree, so that webshop_gym is imported from the installed wheel.
+    session.chdir(session.create_tmp())
+    session.run("pytest", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *tests, *session.posargs)

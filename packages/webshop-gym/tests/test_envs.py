@@ -15,7 +15,19 @@ from webshop_gym.envs import WebShopEnv
 from webshop_gym.policies import ExpertPolicy
 
 # Real-data ids run over the 1k set beside the repo (the full catalogue is not here).
-REAL_DATA_IDS = {"WebShop-Text-v0"}
+REAL_DATA_IDS = {"WebShop-Text-v0", "WebShop-HTML-v0"}
+# Ids that talk to a `webshop-gym serve` server: tests start one in-process.
+REMOTE_IDS = {"WebShop-Remote-v0"}
+
+
+@pytest.fixture(scope="module")
+def remote_server_url():
+    """A web-shop server on 127.0.0.1 (bundled catalogue) for the remote ids."""
+    from webshop_gym.web import ServerConfig, create_app
+    from webshop_gym.web.server import ServerThread
+
+    with ServerThread(create_app(ServerConfig(catalog="mini"))) as server:
+        yield server.url
 
 
 @pytest.fixture(params=sorted(webshop_gym.ENV_IDS))
@@ -23,6 +35,8 @@ def make_env(request, webshop_1k):
     """A factory for the id under test, pointed at data that exists on this machine."""
     env_id = request.param
     extra = {"catalog": str(webshop_1k), "goals": "synthetic"} if env_id in REAL_DATA_IDS else {}
+    if env_id in REMOTE_IDS:
+        extra = {"server_url": request.getfixturevalue("remote_server_url")}
 
     def make(**kwargs):
         return gym.make(env_id, **{**extra, **kwargs})
@@ -95,9 +109,9 @@ def test_vector_envs(make_env, vector_cls):
         envs = gym.vector.AsyncVectorEnv(fns, shared_memory=False)
     try:
         observations, infos = envs.reset(seed=[0, 1, 2, 3])
-        assert len(observations) == 4 and all(
-            o.startswith("WebShop [SEP] Instruction:") for o in observations
-        )
+        assert len(observations) == 4 and list(infos["page"]) == ["search"] * 4
+        on_search_page = ("WebShop [SEP] Instruction:", "<!DOCTYPE html>")
+        assert all(o.startswith(on_search_page) for o in observations)
         queries = [f"search[{instruction}]" for instruction in infos["instruction"]]
         observations, rewards, terminated, truncated, infos = envs.step(queries)
         assert list(infos["page"]) == ["results"] * 4

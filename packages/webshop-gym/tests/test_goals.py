@@ -30,7 +30,9 @@ from webshop_gym.goals import (
     PRICE_LIMITS,
     Goal,
     build_goals,
+    goal_positions,
     goal_split,
+    paper_positions,
     product_prices,
 )
 
@@ -73,24 +75,63 @@ def test_goal_counts(real: Catalog) -> None:
     assert len(build_goals(real, "synthetic")) == 6910
 
 
+# Where the 1k set's 13 human goals sit in the paper's list of 12,087 (human_goals.json).
+PAPER_POSITIONS_1K = [1195, 2543, 3018, 3621, 4058, 4517, 4999, 5624, 6682, 7902, 9122, 9380, 10170]
+
+
+def _paper_text(text: str) -> str:
+    # human_goals.json lists the instructions without apostrophes ("i'm" -> "im").
+    return text.replace("'", "").replace("’", "")
+
+
 def test_human_goals_in_the_original_order(real: Catalog, reference: list[dict[str, Any]]) -> None:
     # The original walks products in file order, each product's instructions in order,
-    # skips those without instruction attributes, then shuffles.
-    expected = [
+    # skips those without instruction attributes; the 1k file is the head of the full
+    # file, so these are goals 0..12 of the full build order, numbered by the full shuffle.
+    built = [
         (p["asin"], e["instruction"].strip("."), tuple(e["instruction_options"]))
         for p in reference
         for e in p.get("instructions", ())
         if e["instruction_attributes"]
     ]
-    assert len(expected) == 13
+    assert len(built) == 13
+    full_order = _shuffled(list(range(12087)))
+    expected = sorted((full_order.index(b), goal) for b, goal in enumerate(built))
     goals = build_goals(real, "human")
-    assert [(g.asin, _without_price(g), g.goal_options) for g in goals] == _shuffled(expected)
+    assert [(g.position, (g.asin, _without_price(g), g.goal_options)) for g in goals] == expected
     for goal in goals:
         product = real[goal.asin]
         assert goal.name == product.name
         assert (goal.query, goal.category) == (product.query, product.category)
         assert goal.product_category == product.product_category
         assert goal.weight == 1.0
+
+
+def test_human_goals_sit_at_the_papers_positions(real: Catalog, webshop_1k: Path) -> None:
+    paper = json.loads((webshop_1k / "human_goals.json").read_text())
+    assert len(paper) == 12087
+    goals = build_goals(real, "human")
+    assert [g.position for g in goals] == PAPER_POSITIONS_1K
+    for goal in goals:
+        assert _paper_text(_without_price(goal)) == paper[goal.position]
+
+
+def test_paper_splits_of_the_1k_human_goals(real: Catalog) -> None:
+    goals = build_goals(real, "human")
+    positions = goal_positions(goals)
+    assert goal_split(real.name, len(goals), "test", positions) == range(0, 0)
+    assert [goals[i].position for i in goal_split(real.name, len(goals), "dev", positions)] == [1195]
+    assert len(goal_split(real.name, len(goals), "train", positions)) == 12
+
+
+def test_paper_positions_are_the_full_shuffle() -> None:
+    full = paper_positions(12087, "full")
+    assert sorted(full) == list(range(12087))
+    assert paper_positions(13, "webshop-1k") == full[:13]
+    assert sorted(paper_positions(13, "webshop-1k")) == PAPER_POSITIONS_1K
+    # More goals than the real data, or the bundled catalogue: numbered by their own shuffle.
+    assert sorted(paper_positions(13000, "big")) == list(range(13000))
+    assert sorted(paper_positions(830, "mini")) == list(range(830))
 
 
 def test_synthetic_goals_in_the_original_order(
@@ -134,12 +175,13 @@ def test_spot_values_are_stable(real: Catalog) -> None:
     )
     assert synthetic[6909].asin == "B09NPML43M"
     human = build_goals(real, "human")
-    assert human[0].instruction_text == (
+    assert human[12].position == 10170
+    assert human[12].instruction_text == (
         "i am looking for blue color toothbrushes that helps to maintain my oral hygiene, "
         "and price lower than 60.00 dollars"
     )
-    assert human[0].goal_options == ("blue",)
-    assert human[0].attributes == ("oral hygiene",)
+    assert human[12].goal_options == ("blue",)
+    assert human[12].attributes == ("oral hygiene",)
 
 
 def test_price_limits_follow_the_original_rule(real: Catalog) -> None:

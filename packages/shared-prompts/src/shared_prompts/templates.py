@@ -85,15 +85,32 @@ def turn_prompt(
     available_actions: Sequence[str],
     steps_left: int,
     config: PromptConfig | None = None,
+    previous_actions: Sequence[str] = (),
 ) -> str:
-    """One turn's user message: instruction, current page, the valid actions and the step budget."""
+    """One turn's user message: instruction, current page, the valid actions and the step budget.
+
+    ``previous_actions`` (oldest first) are listed after the instruction; agents whose
+    context holds only the current page use them to remember what they already did.
+
+    >>> print(turn_prompt("i need red shoes", "Back to Search [SEP] ...", ["click[buy now]"], 13,
+    ...                   previous_actions=["search[red shoes]", "click[b0example1]"]))
+    Instruction: i need red shoes
+    Previous actions: search[red shoes] | click[b0example1]
+    Observation:
+    Back to Search [SEP] ...
+    Available actions:
+    - click[buy now]
+    Steps left: 13.
+    """
     config = config or PromptConfig()
     limit = config.max_observation_chars
     if limit is not None and len(observation) > limit:
         observation = observation[:limit] + f" ... [cut: {len(observation) - limit} more characters]"
     actions = "\n".join(f"- {action}" for action in available_actions)
+    history = f"Previous actions: {' | '.join(previous_actions)}\n" if previous_actions else ""
     return (
         f"Instruction: {instruction}\n"
+        f"{history}"
         f"Observation:\n{observation}\n"
         f"Available actions:\n{actions}\n"
         f"Steps left: {steps_left}."

@@ -20,14 +20,20 @@ ENTRY_POINT = "webshop_gym.envs:WebShopEnv"
 ENV_IDS: dict[str, dict[str, object]] = {
     "WebShop-Mini-Text-v0": {"catalog": "mini", "observation_mode": "text"},
     "WebShop-Text-v0": {"catalog": "full", "observation_mode": "text"},
+    "WebShop-Mini-HTML-v0": {"catalog": "mini", "observation_mode": "html"},
+    "WebShop-HTML-v0": {"catalog": "full", "observation_mode": "html"},
+    # A client of a `webshop-gym serve` server (server_url=..., default $WEBSHOP_GYM_SERVER).
+    "WebShop-Remote-v0": {"observation_mode": "text"},
 }
+# Ids whose class is not `WebShopEnv`.
+ENTRY_POINTS: dict[str, str] = {"WebShop-Remote-v0": "webshop_gym.remote:RemoteWebShopEnv"}
 
 
 def register_envs() -> None:
     """Registers every WebShop id (idempotent: safe to call after import)."""
     for env_id, kwargs in ENV_IDS.items():
         if env_id not in registry:
-            register(id=env_id, entry_point=ENTRY_POINT, kwargs=dict(kwargs))
+            register(id=env_id, entry_point=ENTRY_POINTS.get(env_id, ENTRY_POINT), kwargs=dict(kwargs))
 
 
 register_envs()

@@ -20,16 +20,21 @@ catalogue.
 
 from __future__ import annotations
 
+import abc
 import functools
 import json
 import os
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from webshop_gym.goals import Goal
 
 __all__ = [
+    "BaseCatalog",
     "Catalog",
     "HumanInstruction",
     "Product",
@@ -106,9 +111,48 @@ class SyntheticInstruction:
     instruction_attributes: tuple[str, ...]
 
 
+class BaseCatalog(abc.ABC):
+    """What every catalogue offers: products by asin and in file order, and instruction data.
+
+    Two implementations: `Catalog` holds every product in memory (the bundled catalogue,
+    a folder of official files); `webshop_gym.store.StoredCatalog` reads them lazily from a
+    prepared on-disk store (the 1.18M-product catalogue) and also hands out precomputed
+    goals and prices, so nothing needs to walk all products at start-up.
+    """
+
+    name: str
+    human_instructions: Mapping[str, tuple[HumanInstruction, ...]]
+    synthetic_instructions: Mapping[str, SyntheticInstruction]
+
+    @abc.abstractmethod
+    def get(self, asin: str) -> Product:
+        """The product with this asin; `KeyError` if the catalogue has none."""
+
+    def __getitem__(self, asin: str) -> Product:
+        return self.get(asin)
+
+    @abc.abstractmethod
+    def __contains__(self, asin: object) -> bool: ...
+
+    @abc.abstractmethod
+    def __len__(self) -> int: ...
+
+    @abc.abstractmethod
+    def __iter__(self) -> Iterator[Product]:
+        """The products in file order."""
+
+    def precomputed_goals(self, source: str) -> Sequence[Goal] | None:
+        """Goals prepared ahead of time (`webshop_gym.goals.build_goals` uses them), or None."""
+        return None
+
+    def precomputed_prices(self) -> Mapping[str, float] | None:
+        """Seeded prices prepared ahead of time (`webshop_gym.goals.product_prices`), or None."""
+        return None
+
+
 # eq=False keeps identity hashing, so goal builders can memoise per catalogue.
 @dataclass(frozen=True, eq=False, repr=False)
-class Catalog:
+class Catalog(BaseCatalog):
     """The products of one catalogue, in file order, plus their instruction data.
 
     Example:
@@ -416,13 +460,14 @@ def _load_cached(
     return load_products(products[0], attributes[0], human[0] if human else None, name=name)
 
 
-def load_catalog(source: str | os.PathLike[str]) -> Catalog:
+def load_catalog(source: str | os.PathLike[str]) -> BaseCatalog:
     """Load a catalogue by name or directory, sharing one copy per file version.
 
     Args:
-        source: ``"mini"`` for the bundled 497-product catalogue, or a directory that
+        source: ``"mini"`` for the bundled 497-product catalogue, a directory that
             holds ``items_shuffle*.json``, ``items_ins_v2*.json`` and optionally
-            ``items_human_ins*.json`` (one of each).
+            ``items_human_ins*.json`` (one of each), or a store that
+            ``webshop-gym data prepare`` wrote (opened lazily, see `webshop_gym.store`).
 
     Returns:
         The catalogue; the same object for every call while the files are unchanged.
@@ -436,6 +481,10 @@ def load_catalog(source: str | os.PathLike[str]) -> Catalog:
     else:
         directory = Path(source).expanduser().resolve()
         name = directory.name
+    from webshop_gym import store  # the store builds on this module
+
+    if store.is_store(directory):
+        return store.open_store(directory)
     if not directory.is_dir():
         if directory.exists():
             raise FileNotFoundError(

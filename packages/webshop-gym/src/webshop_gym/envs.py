@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+from collections.abc import Mapping, Sequence
 from functools import lru_cache
 from typing import Any, Literal
 
@@ -11,24 +12,42 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from webshop_gym.catalog import Catalog, load_catalog
-from webshop_gym.goals import Goal, build_goals, goal_split, product_prices
+from webshop_gym.catalog import BaseCatalog, load_catalog
+from webshop_gym.goals import Goal, build_goals, goal_positions, goal_split, product_prices
 from webshop_gym.locations import resolve_catalog
 from webshop_gym.render import render_text, render_text_rich
+from webshop_gym.render_html import render_html
 from webshop_gym.reward import RewardBreakdown, binary_reward
 from webshop_gym.search.engines import ENGINE_NAMES, build_engine
 from webshop_gym.shaping import ProgressPotential
 from webshop_gym.shop import Page, PageState, Shop
 
-ObservationMode = Literal["text", "text_rich"]
+ObservationMode = Literal["text", "text_rich", "html"]
 GoalSource = Literal["human", "synthetic"]
 Split = Literal["train", "dev", "test", "all"]
 RewardVariant = Literal["original", "binary", "shaped"]
 
-OBSERVATION_MODES = ("text", "text_rich")
+OBSERVATION_MODES = ("text", "text_rich", "html")
 GOAL_SOURCES = ("human", "synthetic")
 SPLITS = ("train", "dev", "test", "all")
 REWARD_VARIANTS = ("original", "binary", "shaped")
+
+# What `info` holds, documented once: the env reference page is generated from these.
+INFO_KEYS = {
+    "available_actions": "the full action strings valid now (`search[<query>]` stands for any keywords)",
+    "instruction": "the goal's instruction text",
+    "goal_index": "the goal's index within the split (what `reset(options={'goal_index': i})` takes)",
+    "page": "`search`, `results`, `item`, `sub_page` or `done`",
+    "action_error": 'why the action was invalid; "" when it was valid',
+    "steps_left": "actions left before the episode is truncated",
+}
+PURCHASE_INFO_KEYS = {
+    "reward_breakdown": "r_type, r_att, r_option, r_price, the match counts and which noun extractor ran",
+    "score": "the original reward R of the purchase",
+    "success": "R == 1",
+    "purchased_asin": "the asin bought",
+    "purchased_options": "the options chosen, name -> value",
+}
 
 MAX_OBSERVATION_CHARS = 1 << 20
 MAX_ACTION_CHARS = 4096
@@ -51,7 +70,7 @@ class UnicodeText(spaces.Text):
 @lru_cache(maxsize=8)
 def _world(
     catalog: str, goal_source: GoalSource, engine_name: str
-) -> tuple[Catalog, tuple[Goal, ...], dict[str, float]]:
+) -> tuple[BaseCatalog, Sequence[Goal], Mapping[str, float]]:
     """Loads what every env over the same catalogue shares: products, goals, prices."""
     loaded = load_catalog(resolve_catalog(catalog))
     build_engine(loaded, engine_name)  # build the index once, before the first reset
@@ -72,6 +91,8 @@ class WebShopEnv(gym.Env[str, str]):
     A string (`UnicodeText`): the page as the original WebShop's text modes show it.
     ``"text"`` joins the page's visible texts with ``" [SEP] "``; ``"text_rich"`` marks
     buttons as ``[button] x [button_]`` and chosen ones as ``[clicked button] x [clicked button_]``.
+    ``"html"`` is the page as HTML (`webshop_gym.render_html`), the same bytes the web shop
+    serves; its visible text nodes are the ``"text"`` mode's texts.
 
     ## Action Space
     A string (`UnicodeText`): ``search[keywords]`` where the page has a search bar, or
@@ -110,12 +131,15 @@ class WebShopEnv(gym.Env[str, str]):
 
     ## Arguments
     * ``catalog``: ``"mini"`` (bundled 497 products), ``"1k"`` / ``"full"`` (the official
-      data under ``$WEBSHOP_GYM_DATA``) or a folder with the official files.
-    * ``observation_mode``: ``"text"`` or ``"text_rich"``.
+      data, prepared under ``$WEBSHOP_GYM_DATA`` by ``webshop-gym data download`` and
+      ``webshop-gym data prepare``), or a folder: a prepared store, or the official files
+      (loaded into memory; fine for the 1k set).
+    * ``observation_mode``: ``"text"``, ``"text_rich"`` or ``"html"``.
     * ``goals``: ``"human"`` (the crowd-written instructions) or ``"synthetic"`` (templated).
     * ``split``: ``"train"``, ``"dev"``, ``"test"`` or ``"all"``; ``reset(options={"goal_index": i})``
       picks goal i of the split (test goal i is the paper's test goal i).
-    * ``search_engine``: ``"bm25s"`` or ``"rank_bm25"``.
+    * ``search_engine``: ``"bm25s"`` (embedded), ``"rank_bm25"`` (small catalogues) or
+      ``"lucene"`` (the original's engine through pyserini; the ``lucene`` extra and Java 17).
     * ``reward``: ``"original"``, ``"binary"`` or ``"shaped"``; ``shaping_discount``: gamma of the shaping.
     * ``max_steps``: actions per episode (15).
     * ``show_attributes``: whether item pages have the Attributes tab.
@@ -173,7 +197,9 @@ class WebShopEnv(gym.Env[str, str]):
             render_mode=render_mode,
         )
         self.catalog, self.all_goals, self.prices = _world(self._arguments["catalog"], goals, search_engine)
-        self.goal_indices = goal_split(self.catalog.name, len(self.all_goals), split)
+        self.goal_indices = goal_split(
+            self.catalog.name, len(self.all_goals), split, positions=goal_positions(self.all_goals)
+        )
         if len(self.goal_indices) == 0:
             raise ValueError(
                 f"the {split!r} split of the {goals} goals of catalogue {self.catalog.name!r} is empty "
@@ -187,7 +213,8 @@ class WebShopEnv(gym.Env[str, str]):
         self.max_steps = max_steps
         self.show_attributes = show_attributes
         self.render_mode = render_mode
-        self._render = render_text if observation_mode == "text" else render_text_rich
+        renderers = {"text": render_text, "text_rich": render_text_rich, "html": render_html}
+        self._render = renderers[observation_mode]
 
         self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
@@ -260,7 +287,19 @@ class WebShopEnv(gym.Env[str, str]):
 
     def _observation(self) -> str:
         assert self.state is not None
+        if self.observation_mode == "html" and self.state.page is Page.DONE:
+            # The HTML done page also carries the breakdown (as data the text modes do not show).
+            return render_html(self.state, self.catalog, self.show_attributes, self._done_breakdown())
         return self._render(self.state, self.catalog, self.show_attributes)
+
+    def _done_breakdown(self) -> dict[str, Any] | None:
+        from webshop_gym.reward import original_reward
+
+        asin = self.state.asin if self.state is not None else None
+        if asin is None or self.goal is None:
+            return None
+        options = dict(self.state.selected_options)  # what Buy Now bought (shop.Purchase)
+        return original_reward(self.catalog[asin], self.goal, self.prices[asin], options).as_dict()
 
     def _info(self, action_error: str) -> dict[str, Any]:
         assert self.state is not None and self.goal is not None

@@ -1,68 +1,32 @@
 """Search engines over the original's search documents.
 
 Every backend answers ``search(query, k) -> list[asin]`` (best first) and analyses text
-like the original's Lucene index (Anserini's English analyzer): lower-case word tokens,
-possessive ``'s`` removed, Lucene's English stop words dropped, Porter stemming. BM25 uses
-Anserini's defaults k1 = 0.9, b = 0.4; ties keep catalogue order, as Lucene does.
+like the original's Lucene index (Anserini's English analyzer, see
+`webshop_gym.search.analysis`): Lucene's word segmentation, possessive ``'s`` removed, lower
+case, Lucene's English stop words dropped, Lucene's Porter stemming. BM25 uses Anserini's
+defaults k1 = 0.9, b = 0.4; ties keep catalogue order (Anserini breaks ties by asin after
+rounding scores to four decimals; `webshop_gym.search.lucene` runs Anserini itself).
 """
 
 from __future__ import annotations
 
-import re
 from collections import OrderedDict
 from collections.abc import Sequence
-from functools import lru_cache
 from typing import TYPE_CHECKING, Literal, Protocol
 
 import numpy as np
 
+from webshop_gym.search.analysis import LUCENE_STOP_WORDS, analyze  # noqa: F401 (stop words: importable here too)
+
 if TYPE_CHECKING:
-    from webshop_gym.catalog import Catalog
+    from webshop_gym.catalog import BaseCatalog
+    from webshop_gym.store import StoredCatalog
 
-EngineName = Literal["bm25s", "rank_bm25"]
-ENGINE_NAMES: tuple[str, ...] = ("bm25s", "rank_bm25")
-
-# Lucene's EnglishAnalyzer.ENGLISH_STOP_WORDS_SET, which Anserini's analyzer uses.
-LUCENE_STOP_WORDS = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "but",
-        "by",
-        "for",
-        "if",
-        "in",
-        "into",
-        "is",
-        "it",
-        "no",
-        "not",
-        "of",
-        "on",
-        "or",
-        "such",
-        "that",
-        "the",
-        "their",
-        "then",
-        "there",
-        "these",
-        "they",
-        "this",
-        "to",
-        "was",
-        "will",
-        "with",
-    ]
-)
-# Word characters joined by inner apostrophes or dots ("don't", "14.125"), roughly what
-# Lucene's StandardTokenizer keeps together.
-_TOKEN = re.compile(r"\w+(?:['’.]\w+)*")
+EngineName = Literal["bm25s", "rank_bm25", "lucene"]
+ENGINE_NAMES: tuple[str, ...] = ("bm25s", "rank_bm25", "lucene")
+# Anserini's BM25 defaults, which the original's Lucene index uses.
+BM25_K1 = 0.9
+BM25_B = 0.4
 
 
 class SearchEngine(Protocol):
@@ -71,33 +35,6 @@ class SearchEngine(Protocol):
     def search(self, query: str, k: int = 50) -> list[str]:
         """Returns the asins of the top ``k`` products, best first."""
         ...
-
-
-@lru_cache(maxsize=1)
-def _porter_stemmer():  # type: ignore[no-untyped-def]
-    import Stemmer  # PyStemmer: the Porter stemmer in C
-
-    return Stemmer.Stemmer("porter")
-
-
-@lru_cache(maxsize=200_000)
-def _stem(word: str) -> str:
-    return str(_porter_stemmer().stemWord(word))
-
-
-def analyze(text: str) -> list[str]:
-    """Turns text into index terms the way the original's English analyzer does.
-
-    >>> analyze("The Runner's Shoes, size 9.5!")
-    ['runner', 'shoe', 'size', '9.5']
-    """
-    terms = []
-    for token in _TOKEN.findall(text.lower()):
-        if token.endswith(("'s", "’s")):
-            token = token[:-2]
-        if token and token not in LUCENE_STOP_WORDS:
-            terms.append(_stem(token))
-    return terms
 
 
 class _CachedSearch:
@@ -112,7 +49,7 @@ class _CachedSearch:
         key = (query, k)
         hit = self._cache.get(key)
         if hit is None:
-            hit = self._rank(analyze(query), k)
+            hit = self._search_uncached(query, k)
             self._cache[key] = hit
             if len(self._cache) > self._cache_size:
                 self._cache.popitem(last=False)
@@ -123,6 +60,9 @@ class _CachedSearch:
     def clear_cache(self) -> None:
         """Forgets recent answers (benchmarks time real searches with it)."""
         self._cache.clear()
+
+    def _search_uncached(self, query: str, k: int) -> list[str]:
+        return self._rank(analyze(query), k)
 
     def _rank(self, terms: list[str], k: int) -> list[str]:
         raise NotImplementedError
@@ -140,10 +80,14 @@ class _CachedSearch:
 
 
 class BM25sEngine(_CachedSearch):
-    """Embedded BM25 with `bm25s` (sparse matrices; fast at 1M+ documents)."""
+    """Embedded BM25 with `bm25s` (sparse matrices; fast at 1M+ documents).
+
+    Over a prepared store (`from_store`) it reads the store's memory-mapped index instead
+    of indexing: see `StoredBM25Engine`.
+    """
 
     def __init__(
-        self, asins: Sequence[str], documents: Sequence[str], k1: float = 0.9, b: float = 0.4
+        self, asins: Sequence[str], documents: Sequence[str], k1: float = BM25_K1, b: float = BM25_B
     ) -> None:
         import bm25s
 
@@ -161,12 +105,49 @@ class BM25sEngine(_CachedSearch):
             return []
         return self._top_k(self.asins, np.asarray(self._index.get_scores(known)), k)
 
+    @classmethod
+    def from_store(cls, catalog: StoredCatalog) -> SearchEngine:
+        """The engine over a prepared store's saved index (no indexing, memory-mapped)."""
+        return StoredBM25Engine(catalog)
+
+
+class StoredBM25Engine(_CachedSearch):
+    """BM25 over the index `webshop-gym data prepare` saved with a store.
+
+    The same ranking as `BM25sEngine` over the same documents (same scores, float for
+    float), read through memory maps (`webshop_gym.search.bm25_index.MappedBM25`): opening
+    it costs milliseconds and every process shares the pages.
+    """
+
+    def __init__(self, catalog: StoredCatalog) -> None:
+        from webshop_gym.search.bm25_index import MappedBM25
+        from webshop_gym.store import StoreError
+
+        super().__init__()
+        self._catalog = catalog
+        try:
+            self._index = MappedBM25(catalog.index_directory)
+        except FileNotFoundError as error:
+            raise StoreError(
+                f"the search index of {catalog.directory} is incomplete ({error.filename} is missing); "
+                "run `webshop-gym data prepare --force`"
+            ) from None
+        if len(self._index) != len(catalog):
+            raise ValueError(
+                f"the index in {catalog.index_directory} covers {len(self._index)} documents but the store "
+                f"has {len(catalog)} products; run `webshop-gym data prepare --force`"
+            )
+
+    def _rank(self, terms: list[str], k: int) -> list[str]:
+        rows, _ = self._index.top_k(self._index.term_ids(terms), k)
+        return [self._catalog.asin_at(int(row)) for row in rows]
+
 
 class RankBM25Engine(_CachedSearch):
     """BM25 with `rank-bm25` (pure Python; fine for small catalogues)."""
 
     def __init__(
-        self, asins: Sequence[str], documents: Sequence[str], k1: float = 0.9, b: float = 0.4
+        self, asins: Sequence[str], documents: Sequence[str], k1: float = BM25_K1, b: float = BM25_B
     ) -> None:
         try:
             from rank_bm25 import BM25Okapi
@@ -184,19 +165,38 @@ class RankBM25Engine(_CachedSearch):
         return self._top_k(self.asins, np.asarray(self._index.get_scores(terms)), k)
 
 
-_ENGINES = {"bm25s": BM25sEngine, "rank_bm25": RankBM25Engine}
+def _lucene_engine(asins: Sequence[str], documents: Sequence[str]) -> SearchEngine:
+    # Imported here: the lucene extra is optional, and Java starts only when asked for.
+    from webshop_gym.search.lucene import LuceneEngine
+
+    return LuceneEngine.from_documents(asins, documents)
+
+
+_ENGINES = {"bm25s": BM25sEngine, "rank_bm25": RankBM25Engine, "lucene": _lucene_engine}
 # Keyed by the catalogue's id; the catalogue is kept in the value so that the id stays its own.
-_built: dict[tuple[int, str], tuple[Catalog, SearchEngine]] = {}
+_built: dict[tuple[int, str], tuple[BaseCatalog, SearchEngine]] = {}
 
 
-def build_engine(catalog: Catalog, name: str = "bm25s") -> SearchEngine:
-    """The engine ``name`` over ``catalog``, built once per process and shared by all envs."""
+def build_engine(catalog: BaseCatalog, name: str = "bm25s") -> SearchEngine:
+    """The engine ``name`` over ``catalog``, built once per process and shared by all envs.
+
+    Over a prepared store, an engine class with a ``from_store(catalog)`` class method
+    opens the index saved with the store (bm25s: memory-mapped, milliseconds); other
+    engines index the store's products as they would an in-memory catalogue.
+    """
     from webshop_gym.search.documents import search_document
+    from webshop_gym.store import StoredCatalog
 
     if name not in _ENGINES:
         raise ValueError(f"unknown search engine {name!r}; choose one of {', '.join(ENGINE_NAMES)}")
     key = (id(catalog), name)
     if key not in _built:
-        asins = [p.asin for p in catalog]
-        _built[key] = (catalog, _ENGINES[name](asins, [search_document(p) for p in catalog]))
+        engine_class = _ENGINES[name]
+        from_store = getattr(engine_class, "from_store", None)
+        if isinstance(catalog, StoredCatalog) and from_store is not None:
+            engine = from_store(catalog)
+        else:
+            products = list(catalog)
+            engine = engine_class([p.asin for p in products], [search_document(p) for p in products])
+        _built[key] = (catalog, engine)
     return _built[key][1]

@@ -1,0 +1,123 @@
+"""LLM agents: a tiny local transformers model, and the HTTP client against a local stub server."""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+import pytest
+
+from benchmarks.agents import make_factory
+from benchmarks.agents.llm import LLMAgent, OpenAIChat
+from benchmarks.run import EnvSpec, run_agent
+from shared_prompts import parse_model_output
+
+MINI = EnvSpec("WebShop-Mini-Text-v0", "test")
+
+
+def test_tiny_transformers_model_plays_two_episodes(tiny_chat_model):
+    make_agent = make_factory(
+        "llm", {"model": str(tiny_chat_model), "max_new_tokens": "6", "cpu_threads": "1"}
+    )
+    records = run_agent("llm", make_agent, MINI, episodes=2, n_envs=2, progress=False)
+    for record in records:
+        steps = record["trajectory"][1:]
+        assert 1 <= len(steps) <= 15
+        assert all(isinstance(s["model_output"], str) for s in steps)
+        # An answer without an action goes to the env as it is, which reports it.
+        assert all(bool(s["action_error"]) or s["action"] for s in steps)
+
+
+def test_tiny_model_prompt_uses_the_chat_template(tiny_chat_model):
+    from benchmarks.agents.llm import TransformersChat
+
+    backend = TransformersChat(str(tiny_chat_model), max_new_tokens=4)
+    agent = LLMAgent(backend)
+    info = {"instruction": "red shoes", "available_actions": ["search[<query>]"], "steps_left": 15}
+    messages = agent.conversation("WebShop [SEP] Search", info)
+    prompt = backend.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    assert prompt.startswith("<|system|>You are a shopping agent") and prompt.endswith("<|assistant|>")
+    assert "search[<query>]" in prompt and "Steps left: 15" in prompt
+    # Greedy decoding: the same conversation, the same answer; the agent sends what it parsed.
+    first = backend.complete([messages])[0]
+    assert backend.complete([messages])[0] == first
+    action = agent.act("WebShop [SEP] Search", info)
+    assert agent.last_output == first and action == (parse_model_output(first).action or first.strip()[:200])
+
+
+class _StubChatServer(BaseHTTPRequestHandler):
+    """An OpenAI-compatible chat endpoint that plays the rule policy from the prompt it gets."""
+
+    requests: list[dict] = []
+
+    def do_POST(self) -> None:
+        body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        type(self).requests.append(
+            {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
+        )
+        prompt = body["messages"][-1]["content"]
+        actions = re.findall(r"^- (\S.*)$", prompt.split("Available actions:")[1], flags=re.M)
+        instruction = prompt.split("\n")[0].removeprefix("Instruction: ")
+        if "search[<query>]" in actions:
+            action = f"search[{instruction}]"
+        elif "click[buy now]" in actions:
+            action = "click[buy now]"
+        else:
+            action = next(a for a in actions if re.fullmatch(r"click\[b0\w{8}\]", a))
+        answer = {
+            "choices": [
+                {"message": {"role": "assistant", "content": f"<think>go</think><action>{action}</action>"}}
+            ]
+        }
+        data = json.dumps(answer).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+@pytest.fixture
+def stub_server():
+    _StubChatServer.requests = []
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _StubChatServer)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    yield f"http://127.0.0.1:{server.server_address[1]}/v1"
+    server.shutdown()
+    server.server_close()
+
+
+def test_http_client_plays_two_episodes_against_a_local_server(stub_server, monkeypatch):
+    monkeypatch.setenv("STUB_KEY", "secret")
+    make_agent = make_factory(
+        "llm",
+        {"model": "stub-model", "base_url": stub_server, "api_key_env": "STUB_KEY", "history_turns": "1"},
+    )
+    records = run_agent("llm-http", make_agent, MINI, episodes=2, n_envs=2, progress=False)
+    for record in records:
+        assert record["purchased"] and record["steps"] == 3 and record["invalid_actions"] == 0
+        assert record["trajectory"][-1]["model_output"] == "<think>go</think><action>click[buy now]</action>"
+    requests = _StubChatServer.requests
+    assert len(requests) == 6
+    first = requests[0]
+    assert first["path"] == "/v1/chat/completions" and first["auth"] == "Bearer secret"
+    assert first["body"]["model"] == "stub-model" and first["body"]["temperature"] == 0.0
+    assert [m["role"] for m in first["body"]["messages"]] == ["system", "user"]
+    # Later turns carry one earlier turn: system, user, assistant, user.
+    assert [m["role"] for m in requests[-1]["body"]["messages"]] == ["system", "user", "assistant", "user"]
+
+
+def test_http_client_says_what_is_wrong_when_the_server_is_down():
+    client = OpenAIChat("http://127.0.0.1:9/v1", "m", retries=1, timeout=2)
+    with pytest.raises(RuntimeError, match=r"cannot reach http://127\.0\.0\.1:9/v1/chat/completions"):
+        client.complete([[{"role": "user", "content": "hi"}]])
+    with pytest.raises(ValueError, match="base_url must start with http"):
+        OpenAIChat("127.0.0.1:8000", "m")
+    with pytest.raises(ValueError, match="needs model="):
+        make_factory("llm", {})

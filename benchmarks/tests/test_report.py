@@ -1,0 +1,83 @@
+"""Failure kinds and the table's averages, on hand-made episode records."""
+
+from __future__ import annotations
+
+import pytest
+
+from benchmarks.report import FAILURE_KINDS, failure_kind, failure_report, markdown_table, summarize
+
+
+def record(
+    success=False, purchased=True, actions=("search[x]", "click[b0]", "click[buy now]"), invalid=0, **parts
+):
+    breakdown = (
+        {"r_type": 1.0, "r_att": 1.0, "r_option": 1.0, "r_price": True, **parts} if purchased else None
+    )
+    return {
+        "agent": "a",
+        "env": "e",
+        "split": "test",
+        "goal_index": 0,
+        "seed": 0,
+        "instruction": "red shoes",
+        "goal": {
+            "asin": "B0",
+            "category": "shoes",
+            "attributes": ["x"],
+            "options": ["red"],
+            "price_upper": 50.0,
+        },
+        "trajectory": [{"page": "search"}]
+        + [{"action": a, "page": "item", "action_error": ""} for a in actions],
+        "steps": len(actions),
+        "invalid_actions": invalid,
+        "purchased": purchased,
+        "success": success,
+        "score": 1.0 if success else 0.5,
+        "reward_breakdown": breakdown,
+        "purchased_asin": "B0" if purchased else None,
+        "purchased_options": {},
+    }
+
+
+@pytest.mark.parametrize(
+    ("episode", "kind"),
+    [
+        (record(success=True), None),
+        (
+            record(purchased=False, actions=["search[a]", "click[back to search]"] * 7 + ["search[b]"]),
+            "search loop",
+        ),
+        (record(purchased=False, actions=["click[next >]"] * 15), "ran out of steps"),
+        (record(purchased=False, actions=["click[nonsense]"] * 15, invalid=15), "invalid actions"),
+        (record(r_type=0.5), "wrong product"),
+        (record(r_att=0.5, r_option=0.0), "wrong product"),
+        (record(r_option=0.5), "wrong option"),
+        (record(r_price=False), "over budget"),
+    ],
+)
+def test_failure_kinds(episode, kind):
+    assert failure_kind(episode) == kind
+    assert kind is None or kind in FAILURE_KINDS
+
+
+def test_components_count_no_purchase_as_zero_and_skip_goals_without_the_part():
+    no_options = record(success=True)
+    no_options["goal"] = {**no_options["goal"], "options": [], "price_upper": 1000000.0}
+    rows = summarize([record(success=True), record(purchased=False), no_options])
+    (row,) = rows
+    assert (
+        row["episodes"] == 3
+        and row["success"] == pytest.approx(200 / 3)
+        and row["bought"] == pytest.approx(200 / 3)
+    )
+    assert row["attribute"] == pytest.approx(2 / 3)  # 1, 0 (no purchase), 1
+    assert row["option"] == pytest.approx(1 / 2)  # the goal without options is left out
+    assert row["price"] == pytest.approx(1 / 2)
+    assert "| a | e | test | 3 |" in markdown_table(rows)
+
+
+def test_failure_report_shows_example_trajectories():
+    text = failure_report([record(r_option=0.5), record(success=True)])
+    assert "1 of 2 episodes failed" in text and "| wrong option | 1 | 100% |" in text
+    assert "`click[buy now]`" in text and "bought B0" in text

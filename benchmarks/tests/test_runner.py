@@ -1,0 +1,98 @@
+"""The runner: every light agent plays episodes through vector envs; the CLI writes the report."""
+
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+
+from benchmarks.agents import AGENTS, make_factory
+from benchmarks.run import EnvSpec, main, run_agent, slot_info
+
+MINI = EnvSpec("WebShop-Mini-Text-v0", "test")
+
+
+@pytest.mark.parametrize("name", ["random", "rule", "heuristic"])
+def test_agent_plays_two_episodes_through_the_runner(name):
+    records = run_agent(name, make_factory(name), MINI, episodes=2, n_envs=2, progress=False)
+    assert [r["episode"] for r in records] == [0, 1]
+    assert [r["goal_index"] for r in records] == [0, 1]
+    for record in records:
+        steps = record["trajectory"][1:]
+        assert record["steps"] == len(steps) >= 1
+        assert steps[-1]["page"] == "done" or record["steps"] == 15
+        assert record["purchased"] == (record["reward_breakdown"] is not None)
+        assert 0.0 <= record["score"] <= 1.0
+        if name != "random":  # rule and heuristic only ever choose listed actions
+            assert record["invalid_actions"] == 0
+        json.dumps(record)  # plain data
+
+
+def test_results_do_not_depend_on_the_number_of_envs():
+    """Episode i plays goal i with seed i whichever slot runs it, so the vector width changes nothing."""
+    one = run_agent("random", make_factory("random"), MINI, episodes=5, n_envs=1, progress=False)
+    three = run_agent("random", make_factory("random"), MINI, episodes=5, n_envs=3, progress=False)
+    strip = [{k: v for k, v in r.items() if k != "seconds"} for r in one]
+    assert strip == [{k: v for k, v in r.items() if k != "seconds"} for r in three]
+
+
+def test_heuristic_beats_rule_on_a_few_goals():
+    rule = run_agent("rule", make_factory("rule"), MINI, episodes=10, progress=False)
+    heuristic = run_agent("heuristic", make_factory("heuristic"), MINI, episodes=10, progress=False)
+    assert sum(r["score"] for r in heuristic) > sum(r["score"] for r in rule)
+    assert all(r["steps"] <= 15 for r in heuristic)
+
+
+def test_real_1k_data_with_synthetic_goals(webshop_1k):
+    spec = EnvSpec("WebShop-Text-v0", "test", {"catalog": str(webshop_1k), "goals": "synthetic"})
+    records = run_agent("heuristic", make_factory("heuristic"), spec, episodes=2, n_envs=2, progress=False)
+    assert spec.label == "WebShop-Text-v0 (webshop-1k, synthetic goals)"
+    assert all(r["purchased"] for r in records)
+
+
+def test_slot_info_unpacks_nested_vector_infos():
+    import numpy as np
+
+    infos = {
+        "page": np.array(["results", "done"], dtype=object),
+        "_page": np.array([True, True]),
+        "reward_breakdown": {"r_type": np.array([0.0, 1.0]), "_r_type": np.array([False, True])},
+        "_reward_breakdown": np.array([False, True]),
+    }
+    assert slot_info(infos, 0) == {"page": "results"}
+    assert slot_info(infos, 1) == {"page": "done", "reward_breakdown": {"r_type": 1.0}}
+
+
+def test_unknown_agents_and_options_get_clear_errors():
+    with pytest.raises(ValueError, match="choose from"):
+        make_factory("nope")
+    with pytest.raises(ValueError, match="has no option 'depth'"):
+        make_factory("heuristic", {"depth": "3"})
+    with pytest.raises(ValueError, match="expected a number"):
+        make_factory("heuristic", {"max_visits": "many"})
+    assert set(AGENTS) >= {"random", "rule", "heuristic", "llm", "sb3"}
+
+
+def test_cli_writes_episodes_table_plots_and_failures(tmp_path):
+    out = tmp_path / "results"
+    main(["--agents", "rule", "random", "--episodes", "3", "--out", str(out), "--no-progress",
+          "--label", "random=random (seeded)"])  # fmt: skip
+    runs = json.loads((out / "runs.json").read_text())
+    assert runs[0]["command"].startswith("python -m benchmarks.run --agents rule random")
+    assert "cores" in runs[0]["machine"]
+    table = (out / "results.md").read_text()
+    assert "| rule | WebShop-Mini-Text-v0 | test | 3 |" in table
+    assert "| random (seeded) | WebShop-Mini-Text-v0 | test | 3 |" in table
+    assert (out / "plots" / "scores.png").stat().st_size > 1000
+    assert (out / "plots" / "categories.png").stat().st_size > 1000
+    failures = (out / "failures.md").read_text()
+    assert "## rule on WebShop-Mini-Text-v0, test split" in failures
+    with gzip.open(out / runs[0]["runs"][0]["file"], "rt") as handle:
+        assert len(handle.readlines()) == 3
+
+    # A second command that redoes one agent replaces its runs and keeps the others.
+    main(["--agents", "rule", "--episodes", "2", "--out", str(out), "--no-progress"])
+    runs = json.loads((out / "runs.json").read_text())
+    assert [[r["agent"] for r in c["runs"]] for c in runs] == [["random (seeded)"], ["rule"]]
+    assert "| rule | WebShop-Mini-Text-v0 | test | 2 |" in (out / "results.md").read_text()

@@ -1,0 +1,303 @@
+"""The ``webshop-gym`` command line.
+
+::
+
+    webshop-gym data download [--set 1k|full|all] [--source DIR|URL]   # the official files
+    webshop-gym data prepare  [--set 1k|full|all] | --from DIR [--out DIR]  # -> fast stores
+    webshop-gym data status                                            # what is where
+    webshop-gym data generate --products N --out DIR                   # a synthetic catalogue
+    webshop-gym serve [--catalog mini|1k|full|DIR] [--port 8000]        # the web shop + JSON API
+    webshop-gym replay FILE_OR_DIR...                                  # re-run recorded trajectories
+
+Every subcommand is one `Command` in `COMMANDS`: a function that adds its parser to a
+group's subparsers and a function that runs it, so a module adds a subcommand with one
+line here (e.g. ``Command(None, add_serve_command, run_serve)`` for a top-level ``serve``).
+Errors the user can fix print one line saying how and exit with status 1, no traceback.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from webshop_gym.cli_web import add_replay_command, add_serve_command, run_replay, run_serve
+
+__all__ = ["COMMANDS", "GROUPS", "Command", "main"]
+
+
+@dataclass(frozen=True)
+class Command:
+    """One subcommand: its group (None: top level), how to add its parser, how to run it."""
+
+    group: str | None
+    add_parser: Callable[[argparse._SubParsersAction], argparse.ArgumentParser]
+    run: Callable[[argparse.Namespace], int]
+
+
+# Group name -> help text.
+GROUPS: dict[str, str] = {"data": "download, prepare and inspect the real WebShop data"}
+
+_SETS = ("1k", "full", "all")
+
+
+def _sets(choice: str) -> list[str]:
+    return ["1k", "full"] if choice == "all" else [choice]
+
+
+# --- data download -------------------------------------------------------------------------
+
+
+def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from webshop_gym.locations import raw_dir
+
+    parser = subparsers.add_parser(
+        "download",
+        help="fetch the official WebShop files (resumable, verified)",
+        description=(
+            "Fetch the official WebShop data files (Yao et al. 2022) from Google Drive, or from --source. "
+            "Interrupted transfers resume; files are checked against their known sizes and checksums."
+        ),
+    )
+    parser.add_argument("--set", choices=_SETS, default="all", help="which setting's files (default: all)")
+    parser.add_argument("--dest", type=Path, default=None, help=f"where the files go (default: {raw_dir()})")
+    parser.add_argument(
+        "--source", default=None, help="a folder that holds the files, or a mirror URL (fetches URL/<file>)"
+    )
+    parser.add_argument("--retries", type=int, default=5, help="resumptions of a broken transfer (default 5)")
+    parser.add_argument(
+        "--no-verify",
+        action="store_true",
+        help="accept files whose size or checksum differ from the official ones (e.g. a rebuilt copy)",
+    )
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
+
+
+def run_download(args: argparse.Namespace) -> int:
+    from webshop_gym.download import OFFICIAL_FILES, download_file, files_of
+    from webshop_gym.locations import raw_dir
+
+    dest = args.dest or raw_dir()
+    for name in files_of(_sets(args.set)):
+        path = download_file(
+            OFFICIAL_FILES[name],
+            dest,
+            source=args.source,
+            retries=args.retries,
+            verify=not args.no_verify,
+            progress=not args.quiet,
+            log=print,
+        )
+        print(f"ok: {path}")
+    print("next: `webshop-gym data prepare` builds the stores the envs open")
+    return 0
+
+
+# --- data prepare ---------------------------------------------------------------------------
+
+
+def add_prepare_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from webshop_gym.locations import data_dir, raw_dir
+
+    parser = subparsers.add_parser(
+        "prepare",
+        help="turn the official files into stores that envs open in milliseconds",
+        description=(
+            "Stream the official JSON files into compact on-disk stores (products, prices, goals, BM25 "
+            "index). Idempotent (unchanged inputs: nothing to do) and atomic (an interrupted run leaves "
+            "no half-written store)."
+        ),
+    )
+    parser.add_argument(
+        "--set",
+        choices=_SETS,
+        default=None,
+        help="which official setting (default: those whose files are there)",
+    )
+    parser.add_argument("--raw", type=Path, default=None, help=f"the downloaded files (default: {raw_dir()})")
+    parser.add_argument(
+        "--from",
+        dest="source",
+        type=Path,
+        default=None,
+        help="instead: a folder with one catalogue's files (items_shuffle*.json, items_ins_v2*.json, ...)",
+    )
+    parser.add_argument(
+        "--out", type=Path, default=None, help=f"the store for --from (default: {data_dir()}/<folder name>)"
+    )
+    parser.add_argument(
+        "--name", default=None, help="the catalogue's name (default: the store folder's name)"
+    )
+    parser.add_argument("--force", action="store_true", help="rebuild even if the store is up to date")
+    parser.add_argument("--quiet", action="store_true", help="no progress bars")
+    return parser
+
+
+def run_prepare(args: argparse.Namespace) -> int:
+    from webshop_gym.locations import OFFICIAL_SETS, data_dir, raw_dir, store_dir
+    from webshop_gym.prepare import PrepareInputs, find_inputs, prepare_catalog
+
+    jobs: list[tuple[PrepareInputs, Path]] = []
+    if args.source is not None:
+        if args.set is not None or args.raw is not None:
+            raise ValueError("--from prepares one folder; leave out --set and --raw")
+        inputs = find_inputs(args.source)
+        jobs.append((inputs, args.out or data_dir() / Path(args.source).resolve().name))
+    else:
+        raw = args.raw or raw_dir()
+        wanted = (
+            _sets(args.set)
+            if args.set
+            else [s for s in OFFICIAL_SETS if (raw / OFFICIAL_SETS[s].products).is_file()]
+        )
+        if not wanted:
+            raise FileNotFoundError(
+                f"no official product file (items_shuffle*.json) in {raw}; run `webshop-gym data download` "
+                "first, or pass --from FOLDER"
+            )
+        for name in wanted:
+            official = OFFICIAL_SETS[name]
+            human = raw / official.human
+            if not human.is_file():
+                print(f"note: {human} is missing; the {name} store gets no human goals")
+            inputs = PrepareInputs(
+                raw / official.products, raw / official.attributes, human if human.is_file() else None
+            )
+            jobs.append((inputs, args.out if args.out and len(wanted) == 1 else store_dir(name)))
+    for inputs, out in jobs:
+        result = prepare_catalog(
+            inputs, out, name=args.name, force=args.force, progress=not args.quiet, log=print
+        )
+        print(
+            f"ok: {result.directory} ({result.products:,} products{', unchanged' if result.skipped else ''})"
+        )
+    return 0
+
+
+# --- data status ----------------------------------------------------------------------------
+
+
+def add_status_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    return subparsers.add_parser("status", help="show the data folder: downloaded files and prepared stores")
+
+
+def run_status(args: argparse.Namespace) -> int:
+    from webshop_gym.download import OFFICIAL_FILES
+    from webshop_gym.locations import OFFICIAL_SETS, data_dir, raw_dir, store_dir
+    from webshop_gym.store import StoreError, read_manifest
+
+    print(f"data folder: {data_dir()} (set $WEBSHOP_GYM_DATA to move it)")
+    for name, spec in OFFICIAL_FILES.items():
+        path = raw_dir() / name
+        if path.is_file():
+            size = path.stat().st_size
+            note = "" if spec.size is None or spec.size == size else f"  (expected {spec.size:,} bytes)"
+            print(f"  raw/{name}: {size:,} bytes{note}")
+        elif (raw_dir() / f"{name}.part").is_file():
+            print(f"  raw/{name}: partial download (the next `webshop-gym data download` resumes it)")
+        else:
+            print(f"  raw/{name}: missing")
+    for name in OFFICIAL_SETS:
+        folder = store_dir(name)
+        try:
+            manifest = read_manifest(folder)
+        except StoreError as error:
+            print(f"  {folder.name}/: {'missing' if not folder.exists() else error}")
+            continue
+        print(
+            f"  {folder.name}/: {manifest['products']:,} products, {manifest['human_goals']:,} human and "
+            f"{manifest['synthetic_goals']:,} synthetic goals (prepared {manifest['created']})"
+        )
+    return 0
+
+
+# --- data generate --------------------------------------------------------------------------
+
+
+def add_generate_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    from webshop_gym.synthetic_catalog import FULL_CATALOGUE_PRODUCTS
+
+    parser = subparsers.add_parser(
+        "generate",
+        help="write a synthetic catalogue in the official format (for scale tests)",
+        description="Write a synthetic catalogue shaped like the real data (webshop_gym.synthetic_catalog).",
+    )
+    parser.add_argument(
+        "--products", type=int, default=FULL_CATALOGUE_PRODUCTS, help="how many (default: the real 1,181,436)"
+    )
+    parser.add_argument("--out", type=Path, required=True, help="output folder")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--quiet", action="store_true", help="no progress bar")
+    return parser
+
+
+def run_generate(args: argparse.Namespace) -> int:
+    from webshop_gym.synthetic_catalog import write_catalog
+
+    write_catalog(args.out, args.products, seed=args.seed, progress=not args.quiet)
+    print(
+        f"ok: {args.products:,} products in {args.out}; "
+        f"`webshop-gym data prepare --from {args.out}` prepares them"
+    )
+    return 0
+
+
+COMMANDS: list[Command] = [
+    Command("data", add_download_command, run_download),
+    Command("data", add_prepare_command, run_prepare),
+    Command("data", add_status_command, run_status),
+    Command("data", add_generate_command, run_generate),
+    Command(None, add_serve_command, run_serve),
+    Command(None, add_replay_command, run_replay),
+]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of every registered command."""
+    from webshop_gym import __version__
+
+    parser = argparse.ArgumentParser(prog="webshop-gym", description="WebShop as Gymnasium environments.")
+    parser.add_argument("--version", action="version", version=f"webshop-gym {__version__}")
+    top = parser.add_subparsers(dest="command", metavar="COMMAND")
+    groups: dict[str, argparse._SubParsersAction] = {}
+    for command in COMMANDS:
+        if command.group is None:
+            target = top
+        else:
+            if command.group not in groups:
+                group = top.add_parser(command.group, help=GROUPS.get(command.group))
+                groups[command.group] = group.add_subparsers(dest="subcommand", metavar="SUBCOMMAND")
+                group.set_defaults(_group_parser=group)
+            target = groups[command.group]
+        command.add_parser(target).set_defaults(_run=command.run)
+    parser.set_defaults(_group_parser=parser)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Runs ``webshop-gym``; returns the exit status."""
+    from webshop_gym.download import DownloadError
+    from webshop_gym.jsonstream import StreamError
+    from webshop_gym.store import StoreError
+
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    run = getattr(args, "_run", None)
+    if run is None:
+        args._group_parser.print_help()
+        return 2
+    try:
+        return int(run(args))
+    except (DownloadError, StoreError, StreamError, FileNotFoundError, ValueError) as error:
+        print(f"webshop-gym: error: {error}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("webshop-gym: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,298 @@
+"""`RemoteWebShopEnv` (``WebShop-Remote-v0``): a WebShop env that lives on a `webshop-gym serve` server.
+
+Agents in other processes or on other machines share the server's one loaded catalogue:
+each `RemoteWebShopEnv` creates its own env on the server through the JSON API
+(`webshop_gym.web.api`) and forwards ``reset`` / ``step`` / ``render`` / ``close`` to it.
+Observations, rewards and ``info`` are exactly what a local `webshop_gym.envs.WebShopEnv`
+with the same arguments returns (JSON carries floats exactly). Only the standard library
+is used here; the server needs the ``web`` extra, the client does not.
+
+Example (with a server running: ``webshop-gym serve --catalog mini``)::
+
+    import gymnasium as gym
+    import webshop_gym
+
+    env = gym.make("WebShop-Remote-v0", server_url="http://127.0.0.1:8000", split="test")
+    observation, info = env.reset(seed=0)
+    observation, reward, terminated, truncated, info = env.step(f"search[{info['instruction']}]")
+    env.close()  # frees the env on the server (idle ones expire anyway)
+"""
+
+from __future__ import annotations
+
+import contextlib
+import http.client
+import json
+import os
+import urllib.parse
+from typing import Any
+
+import gymnasium as gym
+
+from webshop_gym.envs import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, UnicodeText
+from webshop_gym.goals import Goal
+from webshop_gym.shop import PageState
+from webshop_gym.wire import goal_from_json, state_from_json
+
+__all__ = ["DEFAULT_SERVER_URL", "SERVER_URL_ENV", "RemoteEnvError", "RemoteWebShopEnv"]
+
+SERVER_URL_ENV = "WEBSHOP_GYM_SERVER"
+DEFAULT_SERVER_URL = "http://127.0.0.1:8000"
+API_PREFIX = "/api/v1"
+
+# Failures on a kept-alive connection that mean the server never read the request (it
+# closed the idle connection first), so sending it again on a new connection is safe.
+_STALE_CONNECTION_ERRORS = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+
+
+class RemoteEnvError(RuntimeError):
+    """The server refused a request or could not be reached; the message says why."""
+
+    def __init__(self, message: str, status: int | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+class _JsonClient:
+    """JSON over one kept-alive HTTP(S) connection (reconnects when the server closed it)."""
+
+    def __init__(self, server_url: str, timeout: float) -> None:
+        parsed = urllib.parse.urlsplit(server_url)
+        if parsed.scheme not in ("http", "https") or not parsed.hostname:
+            raise ValueError(f"server_url must look like http://host:port, got {server_url!r}")
+        self.server_url = server_url.rstrip("/")
+        self._scheme = parsed.scheme
+        self._host = parsed.hostname
+        self._port = parsed.port
+        self._prefix = parsed.path.rstrip("/")
+        self._timeout = timeout
+        self._connection: http.client.HTTPConnection | None = None
+
+    def _connect(self) -> http.client.HTTPConnection:
+        cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
+        return cls(self._host, self._port, timeout=self._timeout)
+
+    def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
+        payload = json.dumps(body).encode() if body is not None else None
+        headers = {"Accept": "application/json"}
+        if payload is not None:
+            headers["Content-Type"] = "application/json"
+        for attempt in (1, 2):
+            reused = self._connection is not None
+            if self._connection is None:
+                self._connection = self._connect()
+            try:
+                self._connection.request(method, self._prefix + path, body=payload, headers=headers)
+                response = self._connection.getresponse()
+                raw = response.read()
+                break
+            except _STALE_CONNECTION_ERRORS as error:
+                self.close()
+                if reused and attempt == 1:
+                    continue
+                raise RemoteEnvError(f"lost the connection to {self.server_url}: {error}") from error
+            except OSError as error:
+                self.close()
+                raise RemoteEnvError(
+                    f"cannot reach the WebShop server at {self.server_url} ({error}); start one with "
+                    f"`webshop-gym serve` or pass server_url= (or set ${SERVER_URL_ENV})"
+                ) from error
+        if response.getheader("Connection", "").lower() == "close":
+            self.close()
+        try:
+            data = json.loads(raw) if raw else None
+        except json.JSONDecodeError:
+            data = None
+        if response.status >= 400:
+            message = data.get("error") if isinstance(data, dict) else None
+            raise RemoteEnvError(
+                f"{method} {path}: HTTP {response.status}: {message or raw[:200].decode('utf-8', 'replace')}",
+                status=response.status,
+            )
+        if data is None and response.status != 204:
+            raise RemoteEnvError(f"{method} {path}: the server at {self.server_url} did not answer JSON")
+        return data
+
+    def close(self) -> None:
+        if self._connection is not None:
+            self._connection.close()
+            self._connection = None
+
+
+def _jsonable_action(action: Any) -> Any:
+    # The server hands any JSON value to the env, which reports non-strings as invalid
+    # actions; a value JSON cannot carry goes as a description of its type.
+    try:
+        json.dumps(action)
+    except (TypeError, ValueError):
+        return {"unsupported_type": type(action).__name__}
+    return action
+
+
+class RemoteWebShopEnv(gym.Env[str, str]):
+    """A `WebShopEnv` on a `webshop-gym serve` server, behind the Gymnasium API.
+
+    ## Description
+    The same WebShop task as `webshop_gym.envs.WebShopEnv` (see its docstring for
+    observations, actions, rewards, episode end and ``info``); the env runs on the server
+    and over the server's catalogue and search engine.
+
+    ## Arguments
+    * ``server_url``: the server (default ``$WEBSHOP_GYM_SERVER`` or ``http://127.0.0.1:8000``).
+    * ``observation_mode``, ``goals``, ``split``, ``reward``, ``shaping_discount``,
+      ``max_steps``, ``show_attributes``, ``render_mode``: as for `WebShopEnv`.
+    * ``timeout``: seconds to wait for each answer.
+
+    Privileged attributes (``goal``, ``goal_index``, ``state``, ``steps``) are fetched from
+    the server when read, so privileged policies such as `webshop_gym.policies.ExpertPolicy`
+    work as with a local env.
+
+    Pickling asks the server for a frozen copy of the env and stores its id; each unpickle
+    gets its own copy of that snapshot. A pickle therefore restores only against the same
+    server while it keeps the snapshot (idle envs expire; ``serve --idle-timeout``).
+
+    ## Version History
+    * v0: initial release.
+    """
+
+    metadata = {"render_modes": ["ansi"], "render_fps": 4}
+
+    def __init__(
+        self,
+        server_url: str | None = None,
+        observation_mode: str = "text",
+        goals: str = "human",
+        split: str = "train",
+        reward: str = "original",
+        shaping_discount: float = 1.0,
+        max_steps: int = 15,
+        show_attributes: bool = False,
+        render_mode: str | None = None,
+        timeout: float = 60.0,
+    ) -> None:
+        if render_mode not in (None, *self.metadata["render_modes"]):
+            raise ValueError(f"render_mode={render_mode!r} is not one of None, 'ansi'")
+        self.server_url = server_url or os.environ.get(SERVER_URL_ENV) or DEFAULT_SERVER_URL
+        self.timeout = timeout
+        self.render_mode = render_mode
+        self.arguments = {
+            "observation_mode": observation_mode,
+            "goals": goals,
+            "split": split,
+            "reward": reward,
+            "shaping_discount": shaping_discount,
+            "max_steps": max_steps,
+            "show_attributes": show_attributes,
+            "render_mode": render_mode,
+        }
+        self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
+        self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
+        self._client = _JsonClient(self.server_url, timeout)
+        self.env_id: str | None = None
+        self._internals: dict[str, Any] | None = None
+        self._attach(self._client.request("POST", f"{API_PREFIX}/envs", self.arguments))
+
+    def _attach(self, created: dict[str, Any]) -> None:
+        self.env_id = created["env_id"]
+        self._internals = None
+
+    def _path(self, suffix: str = "") -> str:
+        if self.env_id is None:
+            raise gym.error.ClosedEnvironmentError("this RemoteWebShopEnv is closed")
+        return f"{API_PREFIX}/envs/{self.env_id}{suffix}"
+
+    # -- Gymnasium API -------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
+        super().reset(seed=seed)
+        try:
+            answer = self._client.request("POST", self._path("/reset"), {"seed": seed, "options": options})
+        except RemoteEnvError as error:
+            if error.status == 400:  # bad reset options: as a local env, a ValueError
+                raise ValueError(str(error)) from error
+            raise
+        self._internals = None
+        return answer["observation"], answer["info"]
+
+    def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
+        try:
+            answer = self._client.request("POST", self._path("/step"), {"action": _jsonable_action(action)})
+        except RemoteEnvError as error:
+            if error.status == 409:
+                raise gym.error.ResetNeeded(str(error)) from error
+            raise
+        self._internals = None
+        return (
+            answer["observation"],
+            float(answer["reward"]),
+            bool(answer["terminated"]),
+            bool(answer["truncated"]),
+            answer["info"],
+        )
+
+    def render(self) -> str | None:
+        if self.render_mode != "ansi":
+            return None
+        return self._client.request("GET", self._path("/render"))["render"]
+
+    def close(self) -> None:
+        if self.env_id is not None:
+            # Already gone (expired, server stopped): nothing left to free.
+            with contextlib.suppress(RemoteEnvError):
+                self._client.request("DELETE", self._path())
+            self.env_id = None
+        self._client.close()
+        super().close()
+
+    # -- privileged reads, for expert policies and debugging -----------------------------
+
+    def _fetch_internals(self) -> dict[str, Any]:
+        if self._internals is None:
+            self._internals = self._client.request("GET", self._path("/internals"))
+        return self._internals
+
+    @property
+    def goal(self) -> Goal | None:
+        data = self._fetch_internals()["goal"]
+        return goal_from_json(data) if data is not None else None
+
+    @property
+    def goal_index(self) -> int | None:
+        return self._fetch_internals()["goal_index"]  # type: ignore[no-any-return]
+
+    @property
+    def state(self) -> PageState | None:
+        data = self._fetch_internals()["state"]
+        return state_from_json(data) if data is not None else None
+
+    @property
+    def steps(self) -> int:
+        return int(self._fetch_internals()["steps"])
+
+    # -- pickling: a server-side snapshot ------------------------------------------------
+
+    def __getstate__(self) -> dict[str, Any]:
+        snapshot = self._client.request("POST", self._path("/fork"))["env_id"]
+        return {
+            "server_url": self.server_url,
+            "timeout": self.timeout,
+            "arguments": self.arguments,
+            "snapshot": snapshot,
+            "np_random": self._np_random.bit_generator.state if self._np_random is not None else None,
+            "np_random_seed": self._np_random_seed,
+        }
+
+    def __setstate__(self, saved: dict[str, Any]) -> None:
+        self.server_url = saved["server_url"]
+        self.timeout = saved["timeout"]
+        self.arguments = saved["arguments"]
+        self.render_mode = self.arguments["render_mode"]
+        self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
+        self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
+        self._client = _JsonClient(self.server_url, self.timeout)
+        self.env_id = saved["snapshot"]
+        self._attach(self._client.request("POST", self._path("/fork")))
+        if saved["np_random"] is not None:
+            self._np_random, _ = gym.utils.seeding.np_random()
+            self._np_random.bit_generator.state = saved["np_random"]
+            self._np_random_seed = saved["np_random_seed"]

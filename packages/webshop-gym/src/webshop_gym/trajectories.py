@@ -1,0 +1,439 @@
+"""Action-annotated trajectories: record episodes as JSON lines, read them back, replay them.
+
+The web shop (`webshop_gym.web`) records every session a person shops in, and any agent
+loop can record its episodes the same way (`TrajectoryRecorder`). One file holds one or
+more episodes, one JSON object per line:
+
+* ``{"type": "episode", ...}`` starts an episode: the env's arguments (enough to build the
+  same env again), the reset seed and goal index, the goal (instruction, asin,
+  attributes, options, price limit), the first observation and the actions it allows;
+* ``{"type": "step", ...}`` per action: the action exactly as taken, then the observation,
+  reward, terminated, truncated and the step's ``info`` (page, action error, available
+  actions and, at the purchase, the reward breakdown).
+
+Writing is crash-safe: each line is appended, flushed and fsync'ed before the call
+returns, so a crash (or power loss) can at worst cut the last line short; `read_trajectories`
+drops such a torn last line (and reports it) and rejects damage anywhere else.
+
+`replay` re-runs a recorded episode through a fresh `WebShopEnv` and checks that every
+observation, reward and end flag comes out as recorded (``webshop-gym replay FILE``).
+
+Example:
+    >>> import tempfile, pathlib
+    >>> from webshop_gym.envs import WebShopEnv
+    >>> env = WebShopEnv(split="test")
+    >>> path = pathlib.Path(tempfile.mkdtemp()) / "demo.jsonl"
+    >>> with TrajectoryRecorder(path) as recorder:
+    ...     observation, info = recorder.reset(env, seed=0, goal_index=0)
+    ...     _ = recorder.step(env, "search[leggings]")
+    >>> [step.action for step in read_trajectories(path).episodes[0].steps]
+    ['search[leggings]']
+    >>> replay(read_trajectories(path).episodes[0]).matches
+    True
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import math
+import os
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from webshop_gym import __version__
+
+__all__ = [
+    "TRAJECTORY_FORMAT",
+    "Episode",
+    "ReplayResult",
+    "Step",
+    "TrajectoryFile",
+    "TrajectoryRecorder",
+    "append_line",
+    "json_safe",
+    "new_trajectory_path",
+    "read_trajectories",
+    "replay",
+]
+
+TRAJECTORY_FORMAT = "webshop-gym-trajectory/1"
+
+# The env arguments an episode line records, so that replay can build the same env.
+ENV_ARGUMENTS = (
+    "catalog",
+    "observation_mode",
+    "goals",
+    "split",
+    "search_engine",
+    "reward",
+    "shaping_discount",
+    "max_steps",
+    "show_attributes",
+)
+
+
+def append_line(file: Any, record: dict[str, Any]) -> None:
+    """Appends one JSON line and makes it durable (write, flush, fsync) before returning."""
+    file.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+    file.flush()
+    os.fsync(file.fileno())
+
+
+def new_trajectory_path(directory: str | os.PathLike[str], prefix: str = "session") -> Path:
+    """A fresh file name in ``directory``: UTC time plus random hex, never a session id.
+
+    The name sorts by start time and reveals nothing that would let a reader of the log
+    folder act in the session it came from.
+    """
+    stamp = dt.datetime.now(dt.timezone.utc).strftime("%Y%m%dT%H%M%S")
+    return Path(directory) / f"{prefix}-{stamp}-{os.urandom(6).hex()}.jsonl"
+
+
+def _env_arguments(env: Any) -> dict[str, Any]:
+    unwrapped = env.unwrapped
+    return {name: unwrapped._arguments[name] for name in ENV_ARGUMENTS}
+
+
+def _goal_record(goal: Any) -> dict[str, Any]:
+    return {
+        "asin": goal.asin,
+        "instruction": goal.instruction_text,
+        "attributes": list(goal.attributes),
+        "options": [list(o) if isinstance(o, tuple) else o for o in goal.goal_options],
+        "price_upper": goal.price_upper,
+        "name": goal.name,
+        "category": goal.category,
+        "query": goal.query,
+        "product_category": goal.product_category,
+    }
+
+
+def json_safe(value: Any) -> Any:
+    """``info`` values as JSON allows (tuples as lists, non-finite floats as strings)."""
+    if isinstance(value, dict):
+        return {str(k): json_safe(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [json_safe(v) for v in value]
+    if isinstance(value, float) and not math.isfinite(value):
+        return repr(value)
+    if value is None or isinstance(value, (str, int, float, bool)):
+        return value
+    return repr(value)
+
+
+class TrajectoryRecorder:
+    """Records episodes of a `WebShopEnv` into one JSON-lines file, line by durable line.
+
+    Call `reset` and `step` instead of the env's own (they call the env and record what
+    it returned). Thread-safe: one lock guards the file. The file is opened for each line
+    and closed again, so a server with thousands of idle sessions holds no descriptors.
+
+    Args:
+        path: The file; created if missing, appended to otherwise.
+        source: Who acted (``"web"`` for people in the web shop, ``"api"``, ``"agent"``...).
+        metadata: Extra fields for every episode line (e.g. a participant id).
+    """
+
+    def __init__(
+        self, path: str | os.PathLike[str], source: str = "agent", metadata: dict | None = None
+    ) -> None:
+        self.path = Path(path)
+        self.source = source
+        self.metadata = dict(metadata or {})
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        if not self.path.exists():
+            self.path.touch()
+            _fsync_directory(self.path.parent)  # the new file's name survives a crash too
+        self._closed = False
+        self._lock = threading.Lock()
+        self._started = time.monotonic()
+        self._t = 0
+
+    def reset(self, env: Any, seed: int | None = None, goal_index: int | None = None) -> tuple[str, dict]:
+        """Resets ``env`` and records the start of an episode."""
+        options = {"goal_index": goal_index} if goal_index is not None else None
+        observation, info = env.reset(seed=seed, options=options)
+        self.record_reset(env, seed, observation, info)
+        return observation, info
+
+    def record_reset(self, env: Any, seed: int | None, observation: str, info: dict[str, Any]) -> None:
+        """Records an episode start for a reset the caller made itself."""
+        unwrapped = env.unwrapped
+        record = {
+            "type": "episode",
+            "format": TRAJECTORY_FORMAT,
+            "webshop_gym_version": __version__,
+            "source": self.source,
+            "started_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+            "env": _env_arguments(env),
+            "seed": seed,
+            "goal_index": info["goal_index"],
+            "goal": _goal_record(unwrapped.goal),
+            "observation": observation,
+            "info": json_safe(info),
+            **self.metadata,
+        }
+        with self._lock:
+            self._started = time.monotonic()
+            self._t = 0
+            self._append(record)
+
+    def step(self, env: Any, action: Any) -> tuple[str, float, bool, bool, dict]:
+        """Steps ``env`` and records the action with what it led to."""
+        observation, reward, terminated, truncated, info = env.step(action)
+        self.record_step(action, observation, reward, terminated, truncated, info)
+        return observation, reward, terminated, truncated, info
+
+    def record_step(
+        self,
+        action: Any,
+        observation: str,
+        reward: float,
+        terminated: bool,
+        truncated: bool,
+        info: dict[str, Any],
+    ) -> None:
+        """Records one step the caller took itself."""
+        with self._lock:
+            self._t += 1
+            self._append(
+                {
+                    "type": "step",
+                    "t": self._t,
+                    "seconds": round(time.monotonic() - self._started, 3),
+                    "action": action if isinstance(action, str) else json_safe(action),
+                    "observation": observation,
+                    "reward": float(reward),
+                    "terminated": bool(terminated),
+                    "truncated": bool(truncated),
+                    "info": json_safe(info),
+                },
+            )
+
+    def _append(self, record: dict[str, Any]) -> None:
+        # Called with the lock held.
+        if self._closed:
+            raise ValueError(f"the recorder of {self.path} is closed")
+        with self.path.open("a", encoding="utf-8") as file:
+            append_line(file, record)
+
+    def close(self) -> None:
+        """Refuses further records (the file is already complete on disk)."""
+        with self._lock:
+            self._closed = True
+
+    def __enter__(self) -> TrajectoryRecorder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def _fsync_directory(directory: Path) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:  # e.g. platforms without directory file descriptors
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+@dataclass(frozen=True)
+class Step:
+    """One recorded action and what followed."""
+
+    t: int
+    action: Any
+    observation: str
+    reward: float
+    terminated: bool
+    truncated: bool
+    info: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Episode:
+    """One recorded episode: its start line and its steps."""
+
+    header: dict[str, Any]
+    steps: tuple[Step, ...]
+
+    @property
+    def actions(self) -> list[Any]:
+        return [step.action for step in self.steps]
+
+    @property
+    def total_reward(self) -> float:
+        return float(sum(step.reward for step in self.steps))
+
+    @property
+    def finished(self) -> bool:
+        return bool(self.steps) and (self.steps[-1].terminated or self.steps[-1].truncated)
+
+
+@dataclass(frozen=True)
+class TrajectoryFile:
+    """The episodes of one file and whether a torn last line was dropped."""
+
+    path: Path
+    episodes: tuple[Episode, ...]
+    dropped_torn_line: bool = False
+
+
+def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
+    """(line number, raw bytes, whether the line ended with a newline)."""
+    with path.open("rb") as file:
+        for number, line in enumerate(file, start=1):
+            yield number, line.rstrip(b"\n"), line.endswith(b"\n")
+
+
+def read_trajectories(path: str | os.PathLike[str]) -> TrajectoryFile:
+    """Reads a trajectory file.
+
+    A last line cut short (no newline, and not valid JSON or not even whole UTF-8) is what
+    a crash while writing leaves; it is dropped and reported in ``dropped_torn_line``. Any
+    other line that is not a valid record raises `ValueError` naming the line.
+    """
+    path = Path(path)
+    records: list[tuple[int, dict[str, Any]]] = []
+    dropped = False
+    for number, raw, complete in _lines(path):
+        if not raw.strip():
+            continue
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as error:
+            if complete:  # only the very last line can lack its newline
+                reason = error.msg if isinstance(error, json.JSONDecodeError) else "not UTF-8"
+                raise ValueError(
+                    f"{path}:{number}: not a JSON line ({reason}); the file is damaged"
+                ) from None
+            dropped = True
+            continue
+        if not isinstance(record, dict) or record.get("type") not in ("episode", "step"):
+            raise ValueError(f"{path}:{number}: expected an object with type 'episode' or 'step'")
+        records.append((number, record))
+
+    episodes: list[Episode] = []
+    header: dict[str, Any] | None = None
+    steps: list[Step] = []
+    for number, record in records:
+        if record["type"] == "episode":
+            if record.get("format") != TRAJECTORY_FORMAT:
+                raise ValueError(
+                    f"{path}:{number}: unknown format {record.get('format')!r}; expected {TRAJECTORY_FORMAT}"
+                )
+            if header is not None:
+                episodes.append(Episode(header, tuple(steps)))
+            header, steps = record, []
+            continue
+        if header is None:
+            raise ValueError(f"{path}:{number}: a step before any episode line")
+        try:
+            steps.append(
+                Step(
+                    t=int(record["t"]),
+                    action=record["action"],
+                    observation=record["observation"],
+                    reward=float(record["reward"]),
+                    terminated=bool(record["terminated"]),
+                    truncated=bool(record["truncated"]),
+                    info=record.get("info", {}),
+                )
+            )
+        except (KeyError, TypeError, ValueError) as error:
+            raise ValueError(f"{path}:{number}: a step line lacks or garbles {error}") from None
+    if header is not None:
+        episodes.append(Episode(header, tuple(steps)))
+    return TrajectoryFile(path, tuple(episodes), dropped)
+
+
+@dataclass(frozen=True)
+class ReplayResult:
+    """How a replay went: the rewards recorded and replayed, and every difference."""
+
+    recorded_rewards: tuple[float, ...]
+    replayed_rewards: tuple[float, ...]
+    mismatches: tuple[str, ...] = field(default_factory=tuple)
+
+    @property
+    def matches(self) -> bool:
+        return not self.mismatches
+
+    @property
+    def recorded_return(self) -> float:
+        return float(sum(self.recorded_rewards))
+
+    @property
+    def replayed_return(self) -> float:
+        return float(sum(self.replayed_rewards))
+
+
+def replay(
+    episode: Episode, catalog: str | os.PathLike[str] | None = None, max_mismatches: int = 10
+) -> ReplayResult:
+    """Re-runs ``episode`` through a fresh `WebShopEnv` built from its recorded arguments.
+
+    Args:
+        episode: A recorded episode (`read_trajectories`).
+        catalog: Use this catalogue instead of the recorded one (e.g. the same data in
+            another folder on another machine).
+        max_mismatches: Stop comparing after this many differences.
+
+    Returns:
+        The recorded and replayed rewards and a description of each difference in
+        observation, reward or end flags.
+    """
+    from webshop_gym.envs import WebShopEnv
+
+    arguments = {name: episode.header["env"][name] for name in ENV_ARGUMENTS}
+    if catalog is not None:
+        arguments["catalog"] = os.fspath(catalog)
+    env = WebShopEnv(**arguments)
+    observation, _ = env.reset(
+        seed=episode.header["seed"], options={"goal_index": episode.header["goal_index"]}
+    )
+    mismatches: list[str] = []
+    if observation != episode.header["observation"]:
+        mismatches.append("the first observation differs")
+    if env.goal is None or env.goal.instruction_text != episode.header["goal"]["instruction"]:
+        mismatches.append("the goal differs (another catalogue or goal order?)")
+    replayed: list[float] = []
+    for step in episode.steps:
+        if len(mismatches) >= max_mismatches:
+            break
+        observation, reward, terminated, truncated, _ = env.step(step.action)
+        replayed.append(float(reward))
+        if observation != step.observation:
+            mismatches.append(f"step {step.t} ({step.action!r}): the observation differs")
+        if float(reward) != step.reward:
+            mismatches.append(f"step {step.t} ({step.action!r}): reward {reward!r}, recorded {step.reward!r}")
+        if (terminated, truncated) != (step.terminated, step.truncated):
+            mismatches.append(
+                f"step {step.t}: terminated/truncated {terminated}/{truncated}, "
+                f"recorded {step.terminated}/{step.truncated}"
+            )
+    env.close()
+    return ReplayResult(tuple(s.reward for s in episode.steps), tuple(replayed), tuple(mismatches))
+
+
+def episode_summary(episode: Episode) -> dict[str, Any]:
+    """A short description of an episode for listings (goal, steps, reward, success)."""
+    last = episode.steps[-1].info if episode.steps else {}
+    return {
+        "goal_index": episode.header["goal_index"],
+        "instruction": episode.header["goal"]["instruction"],
+        "steps": len(episode.steps),
+        "return": episode.total_reward,
+        "finished": episode.finished,
+        "success": bool(last.get("success", False)),
+    }

@@ -1,0 +1,225 @@
+"""The JSON API for agents in other processes or on other machines (`webshop_gym.remote` is its client).
+
+All envs of a server share its one loaded catalogue, goals and search index; an env
+costs a few kilobytes. Bodies are JSON objects (``Content-Type: application/json``);
+every error is ``{"error": "<what went wrong and what to do>", "status": <code>}``.
+
+=======  ===============================  =====================================================
+method   path                             what
+=======  ===============================  =====================================================
+GET      ``/api/v1``                      the server: catalogue, goals, limits, version
+POST     ``/api/v1/envs``                 a new env: ``{"observation_mode", "goals", "split",
+                                          "reward", "shaping_discount", "max_steps",
+                                          "show_attributes", "render_mode"}`` (all optional)
+                                          -> 201 ``{"env_id", "arguments"}``
+POST     ``/api/v1/envs/<id>/reset``      ``{"seed": int|null, "options": {"goal_index": i}}``
+                                          -> ``{"observation", "info"}``
+POST     ``/api/v1/envs/<id>/step``       ``{"action": "click[buy now]"}`` -> ``{"observation",
+                                          "reward", "terminated", "truncated", "info"}``
+GET      ``/api/v1/envs/<id>/render``     ``{"render": text_rich page or null}``
+GET      ``/api/v1/envs/<id>/internals``  privileged: ``{"goal", "goal_index", "state", "steps"}``
+POST     ``/api/v1/envs/<id>/fork``       an independent copy of the env -> 201 ``{"env_id"}``
+DELETE   ``/api/v1/envs/<id>``            closes the env -> 204
+=======  ===============================  =====================================================
+
+An invalid *action* is not an HTTP error: like a local env, ``step`` answers 200 with
+``info["action_error"]`` set. HTTP errors are for requests that cannot be carried out:
+400 (malformed JSON, unknown or ill-typed fields, bad reset options), 404 (no env with
+that id: closed, expired or never made), 409 (``step`` before ``reset``), 413 (body too
+large), 415 (not JSON), 503 (the server's env limit is reached).
+"""
+
+from __future__ import annotations
+
+import pickle
+from typing import Any
+
+import gymnasium as gym
+from flask import Blueprint, Response, jsonify, request
+
+from webshop_gym import __version__
+from webshop_gym.trajectories import json_safe
+from webshop_gym.web.app import error_response, server_of
+from webshop_gym.web.sessions import Session
+from webshop_gym.wire import goal_to_json, state_to_json
+
+__all__ = ["api"]
+
+api = Blueprint("api", __name__, url_prefix="/api/v1")
+
+# The env arguments a client may choose; the catalogue and search engine are the server's.
+CREATE_FIELDS = {
+    "observation_mode": str,
+    "goals": str,
+    "split": str,
+    "reward": str,
+    "shaping_discount": (int, float),
+    "max_steps": int,
+    "show_attributes": bool,
+    "render_mode": (str, type(None)),
+}
+MAX_SEED = 2**128
+
+
+class _BadRequest(Exception):
+    def __init__(self, message: str, status: int = 400) -> None:
+        super().__init__(message)
+        self.status = status
+
+
+@api.errorhandler(_BadRequest)
+def _bad_request(error: _BadRequest) -> Response:
+    return error_response(error.status, "Bad Request", str(error))
+
+
+def _body(allowed: set[str]) -> dict[str, Any]:
+    """The request's JSON object, with only ``allowed`` fields (an empty body is ``{}``)."""
+    raw = request.get_data(cache=True)
+    if not raw.strip():
+        return {}
+    if not request.is_json:
+        raise _BadRequest("send the body as JSON with 'Content-Type: application/json'", status=415)
+    try:
+        body = request.get_json(force=True)
+    except Exception:  # werkzeug raises BadRequest with an HTML description; say it plainly
+        raise _BadRequest("the body is not valid JSON") from None
+    if not isinstance(body, dict):
+        raise _BadRequest(f"the body must be a JSON object, got {type(body).__name__}")
+    unknown = sorted(set(body) - allowed)
+    if unknown:
+        raise _BadRequest(f"unknown fields {unknown}; this endpoint takes {sorted(allowed)}")
+    return body
+
+
+def _is(value: Any, types: type | tuple[type, ...]) -> bool:
+    # JSON true/false are bools, which Python also counts as ints: keep them apart.
+    if isinstance(value, bool):
+        return bool in (types if isinstance(types, tuple) else (types,))
+    return isinstance(value, types)
+
+
+def _env_session(env_id: str) -> Session:
+    session = server_of().api_envs.get(env_id)
+    if session is None:
+        raise _BadRequest(
+            f"no env {env_id[:60]!r} on this server (closed, expired or never made)", status=404
+        )
+    return session
+
+
+@api.get("")
+def describe() -> Any:
+    server = server_of()
+    config = server.config
+    return {
+        "webshop_gym_version": __version__,
+        "catalog": config.catalog,
+        "search_engine": config.search_engine,
+        "visitor_goals": {"goals": config.goals, "split": config.split, "count": server.goal_count},
+        "max_request_bytes": config.max_request_bytes,
+        "max_envs": config.max_sessions,
+        "idle_timeout_s": config.idle_timeout,
+        "envs": len(server.api_envs),
+        "create_fields": sorted(CREATE_FIELDS),
+    }
+
+
+@api.post("/envs")
+def create() -> Any:
+    server = server_of()
+    body = _body(set(CREATE_FIELDS))
+    for name, value in body.items():
+        if not _is(value, CREATE_FIELDS[name]):
+            raise _BadRequest(f"{name} has the wrong type: {type(value).__name__}")
+    try:
+        env = server.config.make_env(**body)
+    except (ValueError, FileNotFoundError) as error:
+        raise _BadRequest(str(error)) from None
+    session = server.api_envs.add(env)
+    if server.config.log_api:
+        with session.lock:
+            session.recorder = server.recorder("api")
+    response = jsonify(env_id=session.id, arguments=env._arguments)
+    response.status_code = 201
+    return response
+
+
+@api.post("/envs/<env_id>/reset")
+def reset(env_id: str) -> Any:
+    session = _env_session(env_id)
+    body = _body({"seed", "options"})
+    seed = body.get("seed")
+    if seed is not None and (not _is(seed, int) or not 0 <= seed < MAX_SEED):
+        raise _BadRequest(f"seed must be null or a whole number in [0, 2**128), got {seed!r}")
+    options = body.get("options")
+    if options is not None and not isinstance(options, dict):
+        raise _BadRequest(f"options must be null or an object like {{'goal_index': 3}}, got {options!r}")
+    with session.lock:
+        try:
+            observation, info = session.reset(seed, options)
+        except ValueError as error:
+            raise _BadRequest(str(error)) from None
+    return {"observation": observation, "info": json_safe(info)}
+
+
+@api.post("/envs/<env_id>/step")
+def step(env_id: str) -> Any:
+    session = _env_session(env_id)
+    body = _body({"action"})
+    if "action" not in body:
+        raise _BadRequest("the body needs an 'action', like {'action': 'search[red shoes]'}")
+    with session.lock:
+        try:
+            observation, reward, terminated, truncated, info = session.step(body["action"])
+        except gym.error.ResetNeeded:
+            raise _BadRequest("call reset before step", status=409) from None
+    return {
+        "observation": observation,
+        "reward": float(reward),
+        "terminated": bool(terminated),
+        "truncated": bool(truncated),
+        "info": json_safe(info),
+    }
+
+
+@api.get("/envs/<env_id>/render")
+def render(env_id: str) -> Any:
+    session = _env_session(env_id)
+    with session.lock:
+        return {"render": session.env.render() if session.env.state is not None else None}
+
+
+@api.get("/envs/<env_id>/internals")
+def internals(env_id: str) -> Any:
+    session = _env_session(env_id)
+    with session.lock:
+        env = session.env
+        return {
+            "goal": goal_to_json(env.goal) if env.goal is not None else None,
+            "goal_index": env.goal_index,
+            "state": state_to_json(env.state) if env.state is not None else None,
+            "steps": env.steps,
+        }
+
+
+@api.post("/envs/<env_id>/fork")
+def fork(env_id: str) -> Any:
+    server = server_of()
+    session = _env_session(env_id)
+    with session.lock:
+        # The server's own object, pickled and loaded in-process: a deep copy that shares
+        # the catalogue (WebShopEnv pickles its arguments and episode state only).
+        copy = pickle.loads(pickle.dumps(session.env))
+    forked = server.api_envs.add(copy)
+    response = jsonify(env_id=forked.id)
+    response.status_code = 201
+    return response
+
+
+@api.delete("/envs/<env_id>")
+def close(env_id: str) -> Any:
+    if not server_of().api_envs.remove(env_id):
+        raise _BadRequest(
+            f"no env {env_id[:60]!r} on this server (closed, expired or never made)", status=404
+        )
+    return Response(status=204)

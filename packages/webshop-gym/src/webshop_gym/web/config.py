@@ -1,0 +1,84 @@
+"""`ServerConfig`: what one web-shop server serves and the limits it keeps."""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from webshop_gym.envs import GOAL_SOURCES, REWARD_VARIANTS, SPLITS, WebShopEnv
+from webshop_gym.web.sessions import INSTANCE_PATTERN
+
+__all__ = ["ServerConfig"]
+
+
+@dataclass(frozen=True)
+class ServerConfig:
+    """Settings of one server process.
+
+    Attributes:
+        catalog: The catalogue every env of this server uses (``"mini"``, ``"1k"``,
+            ``"full"`` or a folder); loaded once and shared.
+        search_engine: The search engine every env uses.
+        goals: Goal source of the shop's visitors (``"human"`` or ``"synthetic"``).
+        split: The split visitors' goals come from; ``?goal=i`` picks goal i of it.
+        show_attributes: Whether item pages have the Attributes tab (visitors).
+        max_steps: Actions per visitor episode. People browse longer than the 15 steps
+            agents get; the log records the limit so replay uses the same.
+        reward: Reward variant of visitor episodes.
+        log_dir: Where visitors' trajectories go (one JSON-lines file per session);
+            ``None`` records nothing.
+        log_api: Also record episodes of API envs.
+        max_sessions: Live visitor sessions (and, separately, API envs) at most; when
+            full, sessions idle longer than ``idle_timeout`` make room, else 503.
+        idle_timeout: Seconds after which an untouched session may be dropped.
+        max_request_bytes: Larger request bodies get 413.
+        instance: A name (1-16 letters or digits) that starts every session id of this
+            process (``<instance>.<token>``), for routing by id when several processes
+            serve one address; ``None``: plain ids.
+    """
+
+    catalog: str = "mini"
+    search_engine: str = "bm25s"
+    goals: str = "human"
+    split: str = "test"
+    show_attributes: bool = False
+    max_steps: int = 100
+    reward: str = "original"
+    log_dir: Path | None = None
+    log_api: bool = False
+    max_sessions: int = 10_000
+    idle_timeout: float = 3600.0
+    max_request_bytes: int = 64 * 1024
+    instance: str | None = None
+
+    def __post_init__(self) -> None:
+        for name, value, choices in (
+            ("goals", self.goals, GOAL_SOURCES),
+            ("split", self.split, SPLITS),
+            ("reward", self.reward, REWARD_VARIANTS),
+        ):
+            if value not in choices:
+                raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, choices))}")
+        if self.max_sessions < 1 or self.idle_timeout <= 0 or self.max_request_bytes < 1024:
+            raise ValueError("max_sessions >= 1, idle_timeout > 0 and max_request_bytes >= 1024 are needed")
+        if self.instance is not None and not INSTANCE_PATTERN.fullmatch(self.instance):
+            raise ValueError(f"instance must be 1-16 letters or digits, got {self.instance!r}")
+        if isinstance(self.catalog, os.PathLike):
+            object.__setattr__(self, "catalog", os.fspath(self.catalog))
+
+    def make_env(self, **arguments: Any) -> WebShopEnv:
+        """An env over this server's catalogue and engine; ``arguments`` set the rest."""
+        return WebShopEnv(catalog=self.catalog, search_engine=self.search_engine, **arguments)
+
+    def make_visitor_env(self) -> WebShopEnv:
+        """The env of one visitor of the shop: HTML pages, the configured goals and limits."""
+        return self.make_env(
+            observation_mode="html",
+            goals=self.goals,
+            split=self.split,
+            reward=self.reward,
+            max_steps=self.max_steps,
+            show_attributes=self.show_attributes,
+        )

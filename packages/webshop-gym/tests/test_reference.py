@@ -1,0 +1,30 @@
+"""The env reference page matches the code, and the documented info keys are the real ones."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from webshop_gym.envs import INFO_KEYS, PURCHASE_INFO_KEYS, WebShopEnv
+from webshop_gym.policies import ExpertPolicy
+from webshop_gym.reference import env_reference
+
+PAGE = Path(__file__).resolve().parents[1] / "docs" / "env-reference.md"
+
+
+def test_committed_reference_page_is_up_to_date():
+    assert PAGE.read_text(encoding="utf-8") == env_reference(), (
+        "docs/env-reference.md is stale: run `python -m webshop_gym.reference > "
+        "packages/webshop-gym/docs/env-reference.md`"
+    )
+
+
+def test_documented_info_keys_are_exactly_the_env_info_keys():
+    env = WebShopEnv(split="test")
+    observation, info = env.reset(seed=0, options={"goal_index": 0})
+    assert set(info) == set(INFO_KEYS)
+    expert, terminated = ExpertPolicy(env), False
+    while not terminated:
+        observation, _, terminated, _, info = env.step(expert.act(observation, info))
+        if not terminated:
+            assert set(info) == set(INFO_KEYS)
+    assert set(info) == set(INFO_KEYS) | set(PURCHASE_INFO_KEYS)

@@ -1,0 +1,78 @@
+"""Installs every built wheel into its own fresh virtual environment and uses it there.
+
+    python scripts/check_wheels.py [--dist dist]
+
+Each package goes into a new venv (its sibling packages come from the same dist folder, so
+the wheels are what is tested, never the source tree), is imported from a folder outside
+the repo, and webshop-gym plays a short episode of WebShop-Mini-Text-v0.
+"""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import tempfile
+import venv
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+CONSTRAINTS = ROOT / "constraints.txt"
+
+# What each installed package must be able to do, run from outside the repo.
+SMOKE_TESTS = {
+    "webshop-gym": """
+import gymnasium as gym, webshop_gym
+assert "site-packages" in webshop_gym.__file__, webshop_gym.__file__
+env = gym.make("WebShop-Mini-Text-v0", split="test")
+observation, info = env.reset(seed=0, options={"goal_index": 0})
+observation, reward, terminated, truncated, info = env.step(f"search[{info['instruction']}]")
+first = next(a for a in info["available_actions"] if a.startswith("click[b"))
+observation, reward, terminated, truncated, info = env.step(first)
+observation, reward, terminated, truncated, info = env.step("click[buy now]")
+assert terminated and 0.0 <= reward <= 1.0, (terminated, reward)
+print("webshop-gym", webshop_gym.__version__, "episode reward", round(reward, 3))
+""",
+    "shared-prompts": """
+import shared_prompts
+assert "site-packages" in shared_prompts.__file__
+action = shared_prompts.parse_model_output("click[buy now]").action
+print("shared-prompts", shared_prompts.__version__, action)
+""",
+    "apo-agent": """
+import apo_agent
+assert "site-packages" in apo_agent.__file__
+print("apo-agent", apo_agent.__version__)
+""",
+}
+
+
+def make_venv(folder: Path) -> Path:
+    venv.EnvBuilder(with_pip=True, clear=True).create(folder)
+    return folder / "bin" / "python"
+
+
+def check(package: str, dist: Path, work: Path) -> None:
+    python = make_venv(work / package)
+    pip = [str(python), "-m", "pip", "install", "-q", "-c", str(CONSTRAINTS), "--find-links", str(dist)]
+    subprocess.run([*pip, package], check=True)
+    subprocess.run([str(python), "-c", SMOKE_TESTS[package]], check=True, cwd=work)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--dist", type=Path, default=ROOT / "dist")
+    parser.add_argument("packages", nargs="*", default=list(SMOKE_TESTS))
+    args = parser.parse_args()
+    dist = args.dist.resolve()
+    if not any(dist.glob("*.whl")):
+        sys.exit(f"no wheels in {dist}: run `python scripts/build_packages.py --out {dist}` first")
+    with tempfile.TemporaryDirectory(prefix="wheel-check-") as tmp:
+        for package in args.packages:
+            check(package, dist, Path(tmp))
+
+
+if __name__ == "__main__":
+    main()

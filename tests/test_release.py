@@ -1,0 +1,50 @@
+"""The release workflow is valid and builds what `nox -s build` builds."""
+
+from __future__ import annotations
+
+import importlib.util
+import re
+from pathlib import Path
+
+import yaml
+
+ROOT = Path(__file__).resolve().parents[1]
+WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
+
+
+def load_build_script():
+    spec = importlib.util.spec_from_file_location("build_packages", ROOT / "scripts" / "build_packages.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_workflow_is_valid_yaml_triggered_by_version_tags():
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    # YAML reads the bare key `on` as True.
+    trigger = workflow.get("on", workflow.get(True))
+    assert trigger == {"push": {"tags": ["v*"]}}
+    assert set(workflow["jobs"]) == {"build", "publish"}
+
+
+def test_publishing_uses_trusted_publishing_without_tokens():
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    publish = workflow["jobs"]["publish"]
+    assert publish["needs"] == "build"
+    assert publish["permissions"] == {"id-token": "write"}
+    uses = [step.get("uses", "") for step in publish["steps"]]
+    assert any(u.startswith("pypa/gh-action-pypi-publish@") for u in uses)
+    assert "password" not in WORKFLOW.read_text(encoding="utf-8")
+
+
+def test_workflow_and_nox_build_run_the_same_build_script():
+    workflow = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))
+    commands = "\n".join(step.get("run", "") for step in workflow["jobs"]["build"]["steps"])
+    assert "python scripts/build_packages.py --out dist" in commands
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    assert re.search(r'session\.run\("python", "scripts/build_packages\.py", "--out", "dist"\)', noxfile)
+
+
+def test_build_script_covers_every_package():
+    packages = {p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file()}
+    assert set(load_build_script().PACKAGES) == packages
