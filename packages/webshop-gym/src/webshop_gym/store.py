@@ -35,7 +35,7 @@ Arrow IPC file, memory-mapped               1.8 s  193 MB  40.1 ms  27.1 µs    
 ==========================================  =====  ======  =======  ===========  ==============
 
 Reading records with ``pread`` keeps an env's RSS flat however much it browses (mapped
-records count towards RSS, up to the 3 GB of records at full scale), and costs a few µs
+records count towards RSS, up to the 2.3 GB of records at full scale), and costs a few µs
 next to steps of milliseconds. SQLite is slower and its connections must not cross the
 ``fork`` of vector envs; Arrow needs a large dependency, an asin index all the same, and
 its mapped pages count towards RSS too. Records are pickles of plain tuples (protocol 5,

@@ -11,9 +11,12 @@ checks both), and whose vocabulary grows with the number of products as real tex
 107,000 tokens, extrapolating to roughly a million terms at 1.18M products).
 
 Measured on the official 1k set (`python -m webshop_gym.synthetic_catalog --measure DIR`):
-cleaned products average 4.2 KB as JSON (the official loader's own records, which repeat
-the raw fields next to the cleaned ones, 4.65 KB); search documents 124 words (133 word
-tokens, 107 index terms after stop words and stemming, 68 distinct).
+raw products 2.7 KB of JSON, cleaned products 2.2 KB (as `Product` fields; the official
+loader's records, which keep the raw fields beside the cleaned ones, 4.65 KB); search
+documents 124 words (133 word tokens, 107 index terms after stop words and stemming). A
+generated 1k catalogue comes within 12% of each (a test checks it). Option combinations
+are drawn group by group, so products with many combinations are rarer than in the real
+data: 5.2 synthetic goals per product against 6.9 (5.8M at full scale).
 
 The text is pseudo-words (``"bokat"``, ``"mirun"``) drawn from a Zipf-like law, mixed with
 the English stop words real titles are full of, so search and reward code see realistic
