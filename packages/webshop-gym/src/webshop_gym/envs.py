@@ -295,9 +295,9 @@ class WebShopEnv(gym.Env[str, str]):
     def _done_breakdown(self) -> dict[str, Any] | None:
         from webshop_gym.reward import original_reward
 
-        asin = self.state.asin if self.state is not None else None
-        if asin is None or self.goal is None:
+        if self.state is None or self.state.asin is None or self.goal is None:
             return None
+        asin = self.state.asin
         options = dict(self.state.selected_options)  # what Buy Now bought (shop.Purchase)
         return original_reward(self.catalog[asin], self.goal, self.prices[asin], options).as_dict()
 

@@ -286,7 +286,7 @@ class RemoteWebShopEnv(gym.Env[str, str]):
         self.server_url = saved["server_url"]
         self.timeout = saved["timeout"]
         self.arguments = saved["arguments"]
-        self.render_mode = self.arguments["render_mode"]
+        self.render_mode = self.arguments["render_mode"]  # type: ignore[assignment]
         self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
         self._client = _JsonClient(self.server_url, self.timeout)

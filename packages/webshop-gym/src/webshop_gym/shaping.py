@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from webshop_gym.catalog import Catalog
+from webshop_gym.catalog import BaseCatalog
 from webshop_gym.goals import Goal
 from webshop_gym.reward import original_reward
 from webshop_gym.shop import Page, PageState
@@ -22,7 +22,7 @@ RESULTS_PER_PAGE = 10
 class ProgressPotential:
     """``Phi(state)`` for one goal, with the rewards it has computed kept for the episode."""
 
-    def __init__(self, catalog: Catalog, goal: Goal, prices: Mapping[str, float]) -> None:
+    def __init__(self, catalog: BaseCatalog, goal: Goal, prices: Mapping[str, float]) -> None:
         self.catalog = catalog
         self.goal = goal
         self.prices = prices

@@ -48,7 +48,7 @@ __all__ = ["api"]
 api = Blueprint("api", __name__, url_prefix="/api/v1")
 
 # The env arguments a client may choose; the catalogue and search engine are the server's.
-CREATE_FIELDS = {
+CREATE_FIELDS: dict[str, type | tuple[type, ...]] = {
     "observation_mode": str,
     "goals": str,
     "split": str,

@@ -169,9 +169,10 @@ def start() -> Any:
     if goal_text is None:
         goal_index = secrets.randbelow(server.goal_count)
     else:
-        goal_index = _goal_index(goal_text, server.goal_count, server.config.split)
-        if isinstance(goal_index, Response):
-            return goal_index
+        parsed = _goal_index(goal_text, server.goal_count, server.config.split)
+        if isinstance(parsed, Response):
+            return parsed
+        goal_index = parsed
     session = server.visitors.add(server.config.make_visitor_env())
     with session.lock:
         session.recorder = server.recorder("web")
