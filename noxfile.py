@@ -17,6 +17,7 @@ ROOT = Path(__file__).parent
 CONSTRAINTS = ("-c", str(ROOT / "constraints.txt"))
 WEBSHOP_GYM = "packages/webshop-gym"
 SHARED_PROMPTS = "packages/shared-prompts"
+APO_AGENT = "packages/apo-agent"
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
@@ -72,7 +73,18 @@ def install_browser(session: nox.Session) -> None:
 
 def install_benchmarks(session: nox.Session) -> None:
     """What the agent benchmarks need: the packages, MaskablePPO, transformers, matplotlib (CPU torch)."""
-    install(session, "-e", f"{WEBSHOP_GYM}[sb3]", "-e", SHARED_PROMPTS, "-r", "benchmarks/requirements.txt")
+    install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
+    install(
+        session,
+        "-e",
+        f"{WEBSHOP_GYM}[sb3]",
+        "-e",
+        SHARED_PROMPTS,
+        "-e",
+        APO_AGENT,
+        "-r",
+        "benchmarks/requirements.txt",
+    )
 
 
 @nox.session(python="3.11")
@@ -83,8 +95,11 @@ def tests(session: nox.Session) -> None:
     install_browser(session)
     install(session, "-e", SHARED_PROMPTS, "pyyaml>=6")
     install_benchmarks(session)
+    install(session, "-e", f"{APO_AGENT}[lora]")  # peft, for the LoRA tests
     test_paths = [
-        f"{package}/{part}" for package in (WEBSHOP_GYM, SHARED_PROMPTS) for part in ("src", "tests")
+        f"{package}/{part}"
+        for package in (WEBSHOP_GYM, SHARED_PROMPTS, APO_AGENT)
+        for part in ("src", "tests")
     ]
     # tests/ at the root: repository-level checks (release workflow, build script).
     # benchmarks/: the agent benchmark code and its tests (tiny models, a few training steps).
@@ -181,10 +196,35 @@ def train_sb3(session: nox.Session) -> None:
 
 
 @nox.session(python="3.11")
+def train(session: nox.Session) -> None:
+    """A*PO end to end on CPU (`python -m apo_agent`): pi_ref by warm start, A*PO, test evaluation.
+
+    No arguments: the `cpu-demo` preset on WebShop-Mini-Text-v0 into runs/cpu-demo. Arguments go
+    to `python -m apo_agent`, e.g. `nox -s train -- --preset gpu-1.5b` or `-- --algorithm grpo`.
+    """
+    install(session, "torch==2.13.0")
+    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", APO_AGENT)
+    session.run("python", "-m", "apo_agent", *session.posargs)
+
+
+@nox.session(python="3.11")
+def train_compare(session: nox.Session) -> None:
+    """pi_ref vs A*PO vs GRPO over 3 seeds on CPU, recorded in benchmarks/results/apo (about 2 hours)."""
+    install_benchmarks(session)
+    session.run("python", "-m", "benchmarks.apo_compare", "--out", "benchmarks/results/apo", *session.posargs)
+
+
+@nox.session(python="3.11")
 def typecheck(session: nox.Session) -> None:
     """mypy over the packages' public API."""
-    install(session, "mypy>=1.10", "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS)
-    session.run("mypy", f"{WEBSHOP_GYM}/src/webshop_gym", f"{SHARED_PROMPTS}/src/shared_prompts")
+    install(session, "torch==2.13.0")
+    install(session, "mypy>=1.10", "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", APO_AGENT)
+    session.run(
+        "mypy",
+        f"{WEBSHOP_GYM}/src/webshop_gym",
+        f"{SHARED_PROMPTS}/src/shared_prompts",
+        f"{APO_AGENT}/src/apo_agent",
+    )
 
 
 def build_dist(session: nox.Session) -> None:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 # In dependency order: each package only needs the ones before it.
-PACKAGES = ("webshop-gym", "shared-prompts")
+PACKAGES = ("webshop-gym", "shared-prompts", "apo-agent")
 
 
 def build(out: Path) -> list[Path]:

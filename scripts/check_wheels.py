@@ -38,9 +38,24 @@ action = shared_prompts.parse_model_output("click[buy now]").action
 print("shared-prompts", shared_prompts.__version__, action)
 """,
     "apo-agent": """
+import gymnasium as gym
+import torch
 import apo_agent
+from apo_agent.config import TrainConfig
+from apo_agent.policy import LMPolicy
+from apo_agent.rollout import collect_episodes
+from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+from apo_agent.trainer import prompt_encoder
 assert "site-packages" in apo_agent.__file__
-print("apo-agent", apo_agent.__version__)
+env = gym.make("WebShop-Mini-Text-v0", split="train", max_steps=2)
+tokenizer = train_tokenizer(shop_texts(env)[:200], vocab_size=400, whole_tokens=product_ids(env))
+policy = LMPolicy(build_tiny_model(tokenizer, 32, 1, 2), tokenizer, torch.device("cpu"))
+encoder = prompt_encoder(tokenizer, TrainConfig.from_preset("cpu-demo"))
+(episode,) = collect_episodes(
+    policy, [env], encoder, [(0, 0)], max_new_tokens=8, temperature=1.0, progress=False
+)
+assert episode.steps == 2 and episode.agent_tokens > 0
+print("apo-agent", apo_agent.__version__, "played", episode.steps, "steps with a tiny model")
 """,
 }
 

@@ -21,6 +21,7 @@ AGENTS: dict[str, str] = {
     "heuristic": "benchmarks.agents.heuristic",
     "llm": "benchmarks.agents.llm",
     "sb3": "benchmarks.agents.sb3",
+    "apo": "benchmarks.agents.apo",
 }
 
 _TRUE, _FALSE = {"1", "true", "yes", "on"}, {"0", "false", "no", "off"}

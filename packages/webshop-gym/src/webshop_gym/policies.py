@@ -98,12 +98,17 @@ class ExpertPolicy:
         if page == "item":
             if not _available(info, click_action("buy now")) or _current_asin(self.env) != goal.asin:
                 return click_action("< prev")
-            for wanted in _goal_option_values(goal):
-                choice = _best_option(wanted, info["available_actions"])
-                if choice is not None and not _is_selected(self.env, choice):
-                    return click_action(choice)
-            return click_action("buy now")
+            option = self.next_option(info)
+            return option if option is not None else click_action("buy now")
         return click_action("< prev")
+
+    def next_option(self, info: dict[str, Any]) -> str | None:
+        """On an item page: the click that chooses the next goal option not yet selected, or None."""
+        for wanted in _goal_option_values(self.env.unwrapped.goal):  # type: ignore[attr-defined]
+            choice = _best_option(wanted, info["available_actions"])
+            if choice is not None and not _is_selected(self.env, choice):
+                return click_action(choice)
+        return None
 
 
 def _current_asin(env: gym.Env) -> str | None:

@@ -1,0 +1,35 @@
+"""The A*PO vs GRPO report: mean ± std over seeds, per-seed rows, equal Stage 2 budgets."""
+
+from __future__ import annotations
+
+from benchmarks.apo_compare import markdown, summarise
+
+
+def fake_run(reference_success, trained_success, stage1, training_s):
+    return {
+        "test": {
+            "reference": {"success": reference_success, "score": 50.0, "goals": 100},
+            "trained": {"success": trained_success, "score": 60.0, "goals": 100},
+        },
+        "improvement": {"success": trained_success - reference_success, "score": 10.0},
+        "stage1_episodes": stage1,
+        "stage2_episodes": 512,
+        "wall_time_s": {"training": training_s},
+    }
+
+
+def test_summary_and_table():
+    runs = {
+        "apo-seed0": fake_run(20.0, 40.0, 512, 300.0),
+        "grpo-seed0": fake_run(20.0, 30.0, 0, 250.0),
+        "apo-seed1": fake_run(22.0, 44.0, 512, 320.0),
+        "grpo-seed1": fake_run(22.0, 28.0, 0, 260.0),
+    }
+    rows = summarise(runs, [0, 1])
+    assert rows["pi_ref"]["success"] == [20.0, 22.0]
+    assert rows["apo"]["improvement"] == [20.0, 22.0]
+    table = markdown(rows, runs, [0, 1], "python -m benchmarks.apo_compare")
+    assert "| pi_ref (warm start) | 21.0 ± 1.4 |" in table
+    assert "| after A*PO | 42.0 ± 2.8 | 60.0 ± 0.0 | 21.0 ± 1.4 | 512 | 512 | 310.0 ± 14.1 |" in table
+    assert "| after GRPO | 29.0 ± 1.4 |" in table
+    assert "| 1 | 22.0 / 50.0 | 44.0 / 60.0 | 28.0 / 60.0 | 320 | 260 |" in table

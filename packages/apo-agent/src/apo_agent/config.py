@@ -1,0 +1,334 @@
+"""One configuration for a whole run, grouped by stage, and the named presets.
+
+Fields carry their documentation as the string under them (CleanRL / tyro style);
+`TrainConfig.__post_init__` checks combinations and says how to fix a bad one.
+
+Example:
+    >>> config = TrainConfig.from_preset("cpu-demo", steps=3)
+    >>> config.model, config.algorithm, config.steps
+    ('tiny', 'apo', 3)
+    >>> TrainConfig(algorithm="grpo", episodes_per_step=10, group_size=4)  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    ValueError: GRPO needs episodes_per_step (10) to be a multiple of group_size (4): set ...=8 or 12
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Algorithm = Literal["apo", "grpo"]
+ContextMode = Literal["full", "last_observation"]
+ALGORITHMS = ("apo", "grpo")
+CONTEXT_MODES = ("full", "last_observation")
+TINY_MODEL = "tiny"
+
+
+@dataclass
+class TrainConfig:
+    """Everything one training run needs; see the package README for the maths."""
+
+    # ---- run ------------------------------------------------------------------------
+    output_dir: str = "runs/apo"
+    """Where checkpoints, metrics.csv, the learning curve and results.json go."""
+    seed: int = 0
+    """Seeds Python, NumPy and torch once, at the start (and every env seed is derived from it)."""
+    algorithm: Algorithm = "apo"
+    """``"apo"``: A*PO (Stage 1 + Stage 2). ``"grpo"``: GRPO on the same rollouts, for comparison."""
+    device: str = "auto"
+    """``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ..."""
+    torch_threads: int | None = None
+    """CPU threads for torch (``None``: torch's default)."""
+
+    # ---- policy -----------------------------------------------------------------------
+    model: str = TINY_MODEL
+    """A transformers causal LM: hub name (``Qwen/Qwen2.5-1.5B-Instruct``) or local path;
+    ``"tiny"`` builds a small Llama and its tokenizer from scratch and warm-starts it on
+    demonstrations (`apo_agent.warm_start`)."""
+    lora_rank: int = 0
+    """LoRA rank (needs ``peft``: ``pip install 'apo-agent[lora]'``); 0 trains every weight."""
+    lora_alpha: int = 32
+    """LoRA scaling numerator (the update is scaled by lora_alpha / lora_rank)."""
+    lora_dropout: float = 0.0
+    """Dropout inside the LoRA adapters (keep 0: with dropout the trained log-probs differ
+    from the sampled ones)."""
+    bf16: bool | None = None
+    """bfloat16 autocast (policy weights stay fp32, the frozen reference is stored in bf16);
+    ``None``: on for CUDA, off for CPU."""
+    gradient_checkpointing: bool | None = None
+    """Recompute activations in the backward pass to save memory; ``None``: on for CUDA."""
+    context: ContextMode = "full"
+    """What the policy conditions each action on. ``"full"``: the whole conversation so
+    far (one token sequence per episode, grown by concatenating token ids). ``"last_observation"``:
+    the instruction, the previous actions and only the current page (one sequence per turn;
+    short sequences for small models)."""
+    system_prompt: bool = True
+    """Start every context with shared-prompts' system prompt (a model trained from scratch
+    does not need it)."""
+    think: bool = True
+    """Ask for ``<think>...</think>`` before the action."""
+    max_observation_chars: int | None = 4000
+    """Pages are cut to this many characters in the prompt (``None``: whole)."""
+    max_new_tokens: int = 256
+    """Longest answer per turn; longer ones are cut (and then usually fail to parse: an invalid action)."""
+    max_prompt_tokens: int = 8192
+    """Longest context; a longer one keeps its last tokens (counted in ``charts/truncated_prompts``)."""
+    temperature: float = 1.0
+    """Sampling temperature of training rollouts. 1.0 samples from the policy itself, which the
+    objectives assume; other values make the rollouts slightly off-policy."""
+    eval_temperature: float = 1.0
+    """Sampling temperature for evaluation; 0 decodes greedily."""
+
+    # ---- environment --------------------------------------------------------------------
+    env_id: str = "WebShop-Mini-Text-v0"
+    """A registered webshop-gym id."""
+    catalog: str | None = None
+    """Catalogue override (``"mini"``, ``"1k"``, ``"full"`` or a folder); ``None``: the id's own."""
+    goals: Literal["human", "synthetic"] = "human"
+    """Goal source."""
+    reward: Literal["original", "binary", "shaped"] = "original"
+    """Reward variant; A*PO and GRPO use the episode's return R."""
+    shaping_discount: float = 1.0
+    """Discount of the shaped reward (``reward="shaped"``); 1 keeps returns equal to the original ones."""
+    max_steps: int = 15
+    """Actions per episode."""
+    num_envs: int = 32
+    """Envs stepped side by side: the generation batch size of rollouts."""
+    train_goals: int | None = None
+    """Use the first n goals of the train split (``None``: all)."""
+
+    # ---- tiny model (model == "tiny") ------------------------------------------------------
+    tiny_vocab_size: int = 3000
+    """BPE vocabulary trained on the catalogue and prompt text (product ids are added whole)."""
+    tiny_hidden_size: int = 128
+    """Width of the small Llama."""
+    tiny_layers: int = 2
+    """Transformer blocks of the small Llama."""
+    tiny_heads: int = 4
+    """Attention heads of the small Llama."""
+
+    # ---- warm start: supervised learning on demonstrations (makes pi_ref) ---------------------
+    reference_dir: str | None = None
+    """Where the warm-started pi_ref and its test evaluation are kept (``None``:
+    ``<output_dir>/reference``); runs that share it (A*PO and GRPO of one seed) share pi_ref."""
+    sft_epochs: int = 0
+    """Passes over the demonstrations (0: no warm start; ``model`` is pi_ref as it is)."""
+    sft_learning_rate: float = 2e-3
+    """AdamW learning rate of the warm start."""
+    sft_batch_size: int = 32
+    """Sequences per warm-start update."""
+    demo_goals: int | None = None
+    """Demonstration episodes come from the first n train goals (``None``: all)."""
+    demo_skip_options_prob: float = 0.5
+    """Chance that a demonstration buys without choosing the goal's options: the demonstrator
+    is deliberately imperfect so that pi_ref leaves room for RL."""
+    demo_random_action_prob: float = 0.1
+    """Chance, per step, that the demonstrator clicks a random available button instead."""
+
+    # ---- Stage 1: estimate_optimal_values -------------------------------------------------------
+    reference_samples: int = 8
+    """N: reference episodes per training goal."""
+    beta1: float = 0.5
+    """Temperature of the soft maximum V*(x) = beta1 * log mean exp(r / beta1); small beta1 -> max r."""
+    skip_goals_without_signal: bool = False
+    """Drop goals whose N reference rewards are all equal (nothing to learn from them)."""
+    value_cache_dir: str | None = None
+    """Where Stage 1's reference rewards are cached (``None``: ``<output_dir>/optimal-values``)."""
+
+    # ---- Stage 2: optimise the policy ---------------------------------------------------------------
+    steps: int = 100
+    """Policy updates (each on a fresh batch of on-policy episodes)."""
+    episodes_per_step: int = 32
+    """Rollout budget per update: A*PO runs one episode for each of this many goals; GRPO
+    runs group_size episodes for each of episodes_per_step / group_size goals."""
+    beta2: float = 1e-3
+    """KL weight of A*PO: the loss regresses beta2 * log(pi / pi_ref) on the advantage R - V*."""
+    learning_rate: float = 1e-6
+    """AdamW learning rate."""
+    weight_decay: float = 0.0
+    """AdamW weight decay."""
+    max_grad_norm: float = 1.0
+    """Gradient clipping (global norm)."""
+    micro_batch_episodes: int = 8
+    """Episodes per forward/backward pass (gradients accumulate over the step's batch)."""
+    group_size: int = 8
+    """GRPO: episodes per goal (G)."""
+    clip_eps: float = 0.2
+    """GRPO: the ratio pi / pi_old is clipped to [1 - clip_eps, 1 + clip_eps]."""
+    grpo_epochs: int = 1
+    """GRPO: updates per rollout batch (from the second on, the clip is active)."""
+    grpo_kl_coef: float = 0.0
+    """GRPO: weight of the k3 KL estimate to pi_ref (0: no reference forward pass)."""
+
+    # ---- evaluation, checkpoints, logging ---------------------------------------------------------
+    eval_every: int = 0
+    """Evaluate on the dev split every this many steps (and before the first); 0: never."""
+    eval_goals: int | None = 50
+    """Dev goals per evaluation (the first n; ``None``: all)."""
+    test_goals: int | None = None
+    """Test goals for the final evaluation of the pipeline (``None``: the whole test split)."""
+    checkpoint_every: int = 10
+    """Save a resumable checkpoint every this many steps (0: only at the end)."""
+    resume: bool = True
+    """Continue from the latest checkpoint in ``output_dir`` when there is one."""
+    tensorboard: bool = False
+    """Also write TensorBoard events (needs ``tensorboard``)."""
+    wandb_project: str | None = None
+    """Also log to this Weights & Biases project (needs ``wandb``)."""
+    progress: bool = True
+    """Show progress bars."""
+
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Free-form notes stored with the run (e.g. the command line)."""
+
+    def __post_init__(self) -> None:
+        _choice("algorithm", self.algorithm, ALGORITHMS)
+        _choice("context", self.context, CONTEXT_MODES)
+        for name in ("steps", "reference_samples", "episodes_per_step", "num_envs", "max_steps"):
+            if getattr(self, name) < 1:
+                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("beta1", "beta2", "learning_rate", "max_grad_norm", "clip_eps"):
+            if not getattr(self, name) > 0:
+                raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
+        if self.temperature <= 0:
+            raise ValueError(
+                f"temperature={self.temperature}: training rollouts must sample (use 1.0); "
+                "greedy decoding is only for evaluation (eval_temperature=0)"
+            )
+        if self.eval_temperature < 0:
+            raise ValueError(f"eval_temperature must be >= 0 (0 is greedy), got {self.eval_temperature}")
+        if self.max_new_tokens < 4:
+            raise ValueError(f"max_new_tokens={self.max_new_tokens} cannot hold an action; use at least 16")
+        if self.max_prompt_tokens < 64:
+            raise ValueError(
+                f"max_prompt_tokens={self.max_prompt_tokens} is too short for a page; use >= 256"
+            )
+        if self.algorithm == "grpo":
+            if self.group_size < 2:
+                raise ValueError(
+                    "GRPO normalises rewards within a group: set group_size to at least 2 (8 is usual)"
+                )
+            if self.episodes_per_step % self.group_size:
+                low = self.episodes_per_step // self.group_size * self.group_size
+                raise ValueError(
+                    f"GRPO needs episodes_per_step ({self.episodes_per_step}) to be a multiple of "
+                    f"group_size ({self.group_size}): set episodes_per_step={low or self.group_size} "
+                    f"or {low + self.group_size}"
+                )
+            if self.grpo_epochs < 1:
+                raise ValueError(f"grpo_epochs must be at least 1, got {self.grpo_epochs}")
+        if self.lora_rank < 0:
+            raise ValueError(f"lora_rank must be >= 0 (0: full fine-tuning), got {self.lora_rank}")
+        if self.lora_rank and self.model == TINY_MODEL:
+            raise ValueError(
+                "the tiny model trains all its weights: set lora_rank=0 (LoRA is for large models)"
+            )
+        if self.model == TINY_MODEL and self.sft_epochs < 1:
+            raise ValueError(
+                "model='tiny' starts from random weights: set sft_epochs >= 1 so that the warm start "
+                "makes a reference policy worth improving"
+            )
+        for name in ("demo_skip_options_prob", "demo_random_action_prob"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} is a probability, got {getattr(self, name)}")
+        if self.micro_batch_episodes < 1:
+            raise ValueError(f"micro_batch_episodes must be at least 1, got {self.micro_batch_episodes}")
+        if self.eval_every < 0 or self.checkpoint_every < 0:
+            raise ValueError("eval_every and checkpoint_every must be >= 0 (0 switches them off)")
+
+    @classmethod
+    def from_preset(cls, name: str, **overrides: Any) -> TrainConfig:
+        """A preset (see `PRESETS`) with some fields changed."""
+        if name not in PRESETS:
+            raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
+        unknown = set(overrides) - {f.name for f in dataclasses.fields(cls)}
+        if unknown:
+            raise ValueError(f"unknown config fields {sorted(unknown)}; see `apo_agent.config.TrainConfig`")
+        return cls(**{**PRESETS[name], **overrides})
+
+    def to_dict(self) -> dict[str, Any]:
+        return dataclasses.asdict(self)
+
+
+def _choice(name: str, value: object, allowed: tuple[object, ...]) -> None:
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+# The CPU demo: a small Llama built from scratch, warm-started on an imperfect demonstrator,
+# then A*PO. Sized so that the whole pipeline fits in minutes on two CPU cores.
+_CPU_DEMO: dict[str, Any] = dict(
+    output_dir="runs/cpu-demo",
+    model=TINY_MODEL,
+    device="cpu",
+    context="last_observation",
+    system_prompt=False,
+    think=False,
+    max_observation_chars=400,
+    max_new_tokens=48,
+    max_prompt_tokens=512,
+    num_envs=32,
+    # Small batches: the small model needs many updates to learn to copy ids and options.
+    sft_epochs=10,
+    sft_batch_size=8,
+    sft_learning_rate=1e-3,
+    reference_samples=4,
+    train_goals=128,
+    skip_goals_without_signal=True,
+    steps=48,
+    episodes_per_step=32,
+    beta2=0.1,
+    learning_rate=2e-4,
+    micro_batch_episodes=32,
+    eval_every=0,
+    checkpoint_every=8,
+)
+
+PRESETS: dict[str, dict[str, Any]] = {
+    "cpu-demo": _CPU_DEMO,
+    # Qwen2.5-1.5B-Instruct on one GPU (>= 40 GB): full conversations, thoughts, full fine-tuning.
+    "gpu-1.5b": dict(
+        output_dir="runs/gpu-1.5b",
+        model="Qwen/Qwen2.5-1.5B-Instruct",
+        context="full",
+        think=True,
+        max_observation_chars=2000,
+        max_new_tokens=256,
+        max_prompt_tokens=6144,
+        num_envs=64,
+        sft_epochs=0,
+        reference_samples=8,
+        steps=200,
+        episodes_per_step=64,
+        beta2=1e-3,
+        learning_rate=1e-6,
+        micro_batch_episodes=4,
+        eval_every=20,
+        eval_goals=100,
+        checkpoint_every=20,
+    ),
+    # The same with LoRA adapters (fits a 24 GB GPU; the reference is the base model with adapters off).
+    "gpu-1.5b-lora": dict(
+        output_dir="runs/gpu-1.5b-lora",
+        model="Qwen/Qwen2.5-1.5B-Instruct",
+        context="full",
+        think=True,
+        max_observation_chars=2000,
+        max_new_tokens=256,
+        max_prompt_tokens=6144,
+        num_envs=64,
+        lora_rank=32,
+        lora_alpha=64,
+        reference_samples=8,
+        steps=200,
+        episodes_per_step=64,
+        beta2=1e-3,
+        learning_rate=2e-5,
+        micro_batch_episodes=4,
+        eval_every=20,
+        eval_goals=100,
+        checkpoint_every=20,
+    ),
+}

@@ -1,0 +1,121 @@
+"""Stage 1 of A*PO: the optimal value V*(x) of each training goal, from reference episodes.
+
+The reference returns are cached on disk, keyed by the reference model's weights, the env
+configuration, the prompt/sampling settings and the seed, one list per goal. V* is
+recomputed from the cached returns, so a different beta1 reuses them, and asking for more
+samples than are cached only runs the missing episodes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+
+from apo_agent.context import PromptEncoder
+from apo_agent.objectives import optimal_value
+from apo_agent.policy import LMPolicy
+from apo_agent.rollout import collect_episodes
+
+
+@dataclass(frozen=True)
+class GoalValue:
+    """V*(x) and the reference returns it came from."""
+
+    goal_index: int
+    value: float
+    rewards: tuple[float, ...]
+
+    @property
+    def has_signal(self) -> bool:
+        """False when every reference episode earned the same return (no preference to learn)."""
+        return max(self.rewards) - min(self.rewards) > 1e-9
+
+
+class ReferenceRewardCache:
+    """Reference returns per goal in a JSON file named by the hash of ``key``."""
+
+    def __init__(self, directory: str | os.PathLike[str], key: dict[str, Any]) -> None:
+        self.key = key
+        digest = hashlib.sha256(json.dumps(key, sort_keys=True, default=str).encode()).hexdigest()[:24]
+        self.path = Path(directory) / f"reference-rewards-{digest}.json"
+        self.rewards: dict[int, list[float]] = {}
+        if self.path.is_file():
+            stored = json.loads(self.path.read_text())
+            self.rewards = {int(goal): list(values) for goal, values in stored["rewards"].items()}
+
+    def save(self) -> None:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        payload = {"key": self.key, "rewards": {str(g): r for g, r in sorted(self.rewards.items())}}
+        temporary = self.path.with_suffix(".tmp")
+        temporary.write_text(json.dumps(payload, indent=1, default=str))
+        temporary.replace(self.path)  # atomic: a killed run never leaves half a file
+
+
+def reference_episode_seed(seed: int, goal_index: int, sample: int) -> int:
+    """The env seed of reference episode ``sample`` of a goal (stable across runs)."""
+    return (seed * 1_000_003 + goal_index * 1_009 + sample) % (2**31)
+
+
+def estimate_optimal_values(
+    reference: LMPolicy,
+    envs: Sequence[gym.Env],
+    encoder: PromptEncoder,
+    goal_indices: Sequence[int],
+    *,
+    samples: int,
+    beta1: float,
+    max_new_tokens: int,
+    temperature: float = 1.0,
+    seed: int = 0,
+    cache: ReferenceRewardCache | None = None,
+    progress: bool = True,
+) -> dict[int, GoalValue]:
+    """Runs N reference episodes per goal (those not cached) and returns V* per goal.
+
+    Args:
+        reference: pi_ref.
+        envs: Train-split envs (their number is the batch size).
+        encoder: The prompt encoder the policy uses.
+        goal_indices: Training goals (indices within the train split).
+        samples: N, reference episodes per goal.
+        beta1: Temperature of the soft maximum.
+        max_new_tokens: Answer length limit per turn.
+        temperature: Sampling temperature of the reference episodes.
+        seed: Run seed (env seeds derive from it).
+        cache: Where cached returns are read and the new ones written.
+        progress: Show a progress bar.
+    """
+    known = cache.rewards if cache is not None else {}
+    requests = [
+        (goal, reference_episode_seed(seed, goal, sample))
+        for goal in goal_indices
+        for sample in range(len(known.get(goal, [])), samples)
+    ]
+    if requests:
+        episodes = collect_episodes(
+            reference,
+            envs,
+            encoder,
+            requests,
+            max_new_tokens=max_new_tokens,
+            temperature=temperature,
+            description="Stage 1: reference episodes",
+            progress=progress,
+        )
+        for episode in episodes:
+            known.setdefault(episode.goal_index, []).append(episode.reward)
+        if cache is not None:
+            cache.rewards = known
+            cache.save()
+    values = {}
+    for goal in goal_indices:
+        rewards = tuple(known[goal][:samples])
+        values[goal] = GoalValue(goal, optimal_value(rewards, beta1), rewards)
+    return values

@@ -1,0 +1,228 @@
+"""The whole job, end to end: make pi_ref, evaluate it, train (A*PO or GRPO), evaluate again.
+
+``model="tiny"`` (the CPU demo) builds pi_ref here: a tokenizer trained on the catalogue
+and prompt text, a small Llama, and a supervised warm start on `NoisyExpert`
+demonstrations. A hub model or local path is pi_ref as it is (or warm-started first when
+``sft_epochs > 0``). Everything is written under ``output_dir``; a finished step is reused
+when the pipeline runs again with the same settings.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import statistics
+import time
+from pathlib import Path
+from typing import Any
+
+import torch
+from tqdm.auto import tqdm
+
+from apo_agent.config import TINY_MODEL, TrainConfig
+from apo_agent.evaluation import EvalResult, evaluate
+from apo_agent.policy import LMPolicy, resolve_device
+from apo_agent.rollout import make_envs
+from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+from apo_agent.trainer import env_spec, prompt_encoder, seed_everything, split_goals, train
+from apo_agent.warm_start import collect_demonstrations, supervised_warm_start
+
+# The fields that decide what pi_ref is: a stored pi_ref is reused only if they match.
+_REFERENCE_FIELDS = (
+    "model",
+    "seed",
+    "env_id",
+    "catalog",
+    "goals",
+    "reward",
+    "shaping_discount",
+    "max_steps",
+    "context",
+    "system_prompt",
+    "think",
+    "max_observation_chars",
+    "max_prompt_tokens",
+    "tiny_vocab_size",
+    "tiny_hidden_size",
+    "tiny_layers",
+    "tiny_heads",
+    "sft_epochs",
+    "sft_learning_rate",
+    "sft_batch_size",
+    "demo_goals",
+    "demo_skip_options_prob",
+    "demo_random_action_prob",
+)
+
+
+def reference_settings(config: TrainConfig) -> dict[str, Any]:
+    return {name: getattr(config, name) for name in _REFERENCE_FIELDS}
+
+
+def reference_folder(config: TrainConfig) -> Path:
+    return Path(config.reference_dir or Path(config.output_dir) / "reference")
+
+
+def build_reference(config: TrainConfig) -> str:
+    """pi_ref's location: ``config.model`` itself, or ``<output_dir>/reference`` after a warm start."""
+    if config.sft_epochs == 0:
+        return config.model
+    target = reference_folder(config)
+    record = target / "reference.json"
+    settings = reference_settings(config)
+    if record.is_file() and json.loads(record.read_text()).get("settings") == settings:
+        tqdm.write(f"reusing pi_ref from {target}")
+        return str(target)
+    started = time.perf_counter()
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+    seed_everything(config.seed)
+    spec = env_spec(config)
+    envs = make_envs(spec, "train", config.num_envs)
+    if config.model == TINY_MODEL:
+        tokenizer = train_tokenizer(
+            shop_texts(envs[0]), vocab_size=config.tiny_vocab_size, whole_tokens=product_ids(envs[0])
+        )
+        model = build_tiny_model(
+            tokenizer,
+            config.tiny_hidden_size,
+            config.tiny_layers,
+            config.tiny_heads,
+            max_positions=max(1024, config.max_prompt_tokens + config.max_new_tokens),
+            product_tokens=product_ids(envs[0]),
+        )
+        policy = LMPolicy(model.to(resolve_device(config.device)), tokenizer, resolve_device(config.device))
+    else:
+        policy = LMPolicy.load(config.model, device=config.device, bf16=config.bf16, with_reference=False)
+    encoder = prompt_encoder(policy.tokenizer, config)
+    demonstrations = collect_demonstrations(
+        envs,
+        encoder,
+        split_goals(envs[0], config.demo_goals),
+        skip_options_prob=config.demo_skip_options_prob,
+        random_action_prob=config.demo_random_action_prob,
+        seed=config.seed,
+        progress=config.progress,
+    )
+    sequences = [s for episode in demonstrations for s in episode.sequences]
+    losses = supervised_warm_start(
+        policy,
+        sequences,
+        epochs=config.sft_epochs,
+        learning_rate=config.sft_learning_rate,
+        batch_size=config.sft_batch_size,
+        seed=config.seed,
+        progress=config.progress,
+    )
+    policy.save(target)
+    record.write_text(
+        json.dumps(
+            {
+                "settings": settings,
+                "parameters": sum(p.numel() for p in policy.model.parameters()),
+                "vocabulary": len(policy.tokenizer),
+                "demonstrations": len(demonstrations),
+                "demonstration_success": statistics.fmean(e.success for e in demonstrations),
+                "demonstration_score": statistics.fmean(e.score for e in demonstrations),
+                "sequences": len(sequences),
+                "tokens": sum(len(s.ids) for s in sequences),
+                "final_loss": statistics.fmean(losses[-20:]),
+                "wall_time_s": time.perf_counter() - started,
+            },
+            indent=2,
+        )
+    )
+    return str(target)
+
+
+def evaluate_on_test(policy: LMPolicy, config: TrainConfig, description: str) -> EvalResult:
+    spec = env_spec(config)
+    envs = make_envs(spec, "test", config.num_envs)
+    return evaluate(
+        policy,
+        envs,
+        prompt_encoder(policy.tokenizer, config),
+        split_goals(envs[0], config.test_goals),
+        temperature=config.eval_temperature,
+        max_new_tokens=config.max_new_tokens,
+        seed=config.seed,
+        description=description,
+        progress=config.progress,
+    )
+
+
+def run_pipeline(config: TrainConfig) -> dict[str, Any]:
+    """pi_ref -> test evaluation -> training -> test evaluation; returns (and writes) the results."""
+    started = time.perf_counter()
+    output_dir = Path(config.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+
+    reference_path = build_reference(config)
+    reference_done = time.perf_counter()
+    reference_eval_path = reference_folder(config) / "test-evaluation.json"
+    reference_eval_path.parent.mkdir(parents=True, exist_ok=True)
+    eval_key = {
+        "reference": reference_settings(config),
+        "test_goals": config.test_goals,
+        "eval_temperature": config.eval_temperature,
+    }
+    stored = json.loads(reference_eval_path.read_text()) if reference_eval_path.is_file() else {}
+    if stored.get("key") == eval_key:
+        reference_result = stored["result"]
+    else:
+        seed_everything(config.seed)
+        reference = LMPolicy.load(
+            reference_path, device=config.device, bf16=config.bf16, with_reference=False
+        )
+        reference_result = evaluate_on_test(reference, config, "test evaluation: pi_ref").summary()
+        reference_eval_path.write_text(json.dumps({"key": eval_key, "result": reference_result}, indent=2))
+        del reference
+
+    training = train(config, model=reference_path)
+    trained_done = time.perf_counter()
+    seed_everything(config.seed)
+    trained_result = evaluate_on_test(
+        training.policy, config, f"test evaluation: after {config.algorithm}"
+    ).summary()
+    finished = time.perf_counter()
+
+    results = {
+        "config": dataclasses.asdict(config),
+        "reference_model": reference_path,
+        "test": {"reference": reference_result, "trained": trained_result},
+        "improvement": {
+            "success": trained_result["success"] - reference_result["success"],
+            "score": trained_result["score"] - reference_result["score"],
+        },
+        "stage2_episodes": config.steps * config.episodes_per_step,
+        "stage1_episodes": (
+            len(training.optimal_values) * config.reference_samples if config.algorithm == "apo" else 0
+        ),
+        "goals_with_signal": sum(v.has_signal for v in training.optimal_values.values()),
+        "wall_time_s": {
+            "reference": reference_done - started,
+            "training": training.wall_time_s,
+            "test_evaluation": finished - trained_done,
+            "total": finished - started,
+        },
+        "metrics": str(training.metrics_path),
+        "learning_curve": str(training.curve_path),
+        "final_model": str(training.model_dir),
+    }
+    (output_dir / "results.json").write_text(json.dumps(results, indent=2, default=str))
+    return results
+
+
+def results_table(results: dict[str, Any]) -> str:
+    """A Markdown table of pi_ref vs the trained policy on the test split."""
+    reference, trained = results["test"]["reference"], results["test"]["trained"]
+    algorithm = results["config"]["algorithm"]
+    lines = [
+        f"| policy ({results['config']['env_id']}, test, {trained['goals']} goals) | success % | score |",
+        "|---|---|---|",
+        f"| pi_ref | {reference['success']:.1f} | {reference['score']:.1f} |",
+        f"| after {algorithm} | {trained['success']:.1f} | {trained['score']:.1f} |",
+    ]
+    return "\n".join(lines)

@@ -1,0 +1,300 @@
+"""A transformers causal LM as a policy: batched sampling, and log-probs of given token ids.
+
+`LMPolicy` wraps any ``AutoModelForCausalLM`` (hub name or local path, optionally with
+LoRA adapters from peft). `LMPolicy.reference` gives the frozen pi_ref: with LoRA the same
+weights with the adapters switched off, otherwise a frozen copy made at load time.
+
+Log-probs are computed by teacher forcing on the exact ids that were sampled (kept by
+`apo_agent.context`), never on re-tokenised text.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import hashlib
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import torch
+
+from apo_agent.context import TokenSequence, stop_token_ids
+
+# Padded tokens per forward pass when scoring many sequences (memory vs. speed).
+MAX_BATCH_TOKENS = 16_384
+PEFT_MISSING = "LoRA needs peft: pip install 'apo-agent[lora]' (or pip install peft), or set lora_rank=0"
+
+
+def resolve_device(device: str) -> torch.device:
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    resolved = torch.device(device)
+    if resolved.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r} but torch sees no CUDA GPU; use device='cpu' or 'auto'")
+    return resolved
+
+
+class LMPolicy:
+    """A causal LM that samples answers and scores token ids.
+
+    Args:
+        model: A transformers causal LM (or a peft model around one).
+        tokenizer: Its tokenizer (with a chat template).
+        device: Where the model runs.
+        bf16: Run forward passes under bfloat16 autocast (CUDA).
+    """
+
+    def __init__(self, model: Any, tokenizer: Any, device: torch.device, bf16: bool = False) -> None:
+        self.model = model
+        self.tokenizer = tokenizer
+        self.device = device
+        self.bf16 = bf16
+        self.stop_ids = stop_token_ids(tokenizer, getattr(model, "generation_config", None))
+        self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stop_ids[0]
+        self._frozen_reference: LMPolicy | None = None
+        self._adapter_off = False
+        self._supports_logits_to_keep = True
+
+    # ---- construction ------------------------------------------------------------------
+    @classmethod
+    def load(
+        cls,
+        name_or_path: str,
+        *,
+        device: str = "auto",
+        bf16: bool | None = None,
+        lora_rank: int = 0,
+        lora_alpha: int = 32,
+        lora_dropout: float = 0.0,
+        gradient_checkpointing: bool | None = None,
+        with_reference: bool = True,
+    ) -> LMPolicy:
+        """Loads a model and its tokenizer; adds LoRA adapters when ``lora_rank > 0``.
+
+        A folder written by `LMPolicy.save` with adapters (``adapter_config.json``) loads
+        its base model and the adapters.
+        """
+        from transformers import AutoModelForCausalLM, AutoTokenizer
+
+        torch_device = resolve_device(device)
+        on_gpu = torch_device.type == "cuda"
+        bf16 = on_gpu if bf16 is None else bf16
+        gradient_checkpointing = on_gpu if gradient_checkpointing is None else gradient_checkpointing
+        path = Path(name_or_path)
+        adapter_dir = path if (path / "adapter_config.json").is_file() else None
+        tokenizer = AutoTokenizer.from_pretrained(name_or_path)
+        if adapter_dir is not None:
+            try:
+                from peft import AutoPeftModelForCausalLM
+            except ImportError as error:
+                raise ImportError(PEFT_MISSING) from error
+            model = AutoPeftModelForCausalLM.from_pretrained(adapter_dir, is_trainable=True)
+        else:
+            model = AutoModelForCausalLM.from_pretrained(name_or_path, dtype=torch.float32)
+        model.to(torch_device)
+        if lora_rank and adapter_dir is None:
+            model = add_lora(model, lora_rank, lora_alpha, lora_dropout)
+        if gradient_checkpointing:
+            model.gradient_checkpointing_enable(gradient_checkpointing_kwargs={"use_reentrant": False})
+            if hasattr(model, "enable_input_require_grads"):
+                model.enable_input_require_grads()
+        policy = cls(model, tokenizer, torch_device, bf16=bf16)
+        if with_reference and not policy.uses_lora:
+            policy.freeze_reference()
+        return policy
+
+    @property
+    def uses_lora(self) -> bool:
+        return hasattr(self.model, "disable_adapter") and hasattr(self.model, "peft_config")
+
+    def freeze_reference(self) -> None:
+        """Keeps a frozen copy of the current weights as pi_ref (bf16 on GPU to halve its memory)."""
+        reference_model = copy.deepcopy(self.model)
+        if self.bf16 and self.device.type == "cuda":
+            reference_model.to(torch.bfloat16)
+        reference_model.eval().requires_grad_(False)
+        self._frozen_reference = LMPolicy(reference_model, self.tokenizer, self.device, self.bf16)
+
+    @contextlib.contextmanager
+    def reference(self) -> Iterator[LMPolicy]:
+        """pi_ref inside a ``with`` block: adapters off (LoRA) or the frozen copy."""
+        if self.uses_lora:
+            with self.model.disable_adapter():
+                view = LMPolicy(self.model, self.tokenizer, self.device, self.bf16)
+                view._adapter_off = True
+                yield view
+        elif self._frozen_reference is not None:
+            yield self._frozen_reference
+        else:
+            raise RuntimeError("this policy was loaded with with_reference=False; it has no pi_ref")
+
+    def save(self, directory: str | Path) -> None:
+        """Writes the model (or its adapters) and tokenizer with ``save_pretrained``."""
+        directory = Path(directory)
+        directory.mkdir(parents=True, exist_ok=True)
+        self.model.save_pretrained(directory)
+        self.tokenizer.save_pretrained(directory)
+
+    def fingerprint(self) -> str:
+        """A SHA-256 of every parameter (and buffer): the identity of these exact weights."""
+        digest = hashlib.sha256()
+        for name, tensor in sorted(self.model.state_dict().items()):
+            digest.update(name.encode())
+            data = tensor.detach().to("cpu").contiguous()
+            digest.update(str((data.dtype, tuple(data.shape))).encode())
+            digest.update(data.view(torch.uint8).numpy().tobytes() if data.numel() else b"")
+        return digest.hexdigest()
+
+    def trainable_parameters(self) -> list[torch.nn.Parameter]:
+        return [p for p in self.model.parameters() if p.requires_grad]
+
+    # ---- sampling ------------------------------------------------------------------------
+    def _autocast(self) -> contextlib.AbstractContextManager[Any]:
+        if self.bf16 and self.device.type == "cuda":
+            return torch.autocast("cuda", dtype=torch.bfloat16)
+        return contextlib.nullcontext()
+
+    @torch.no_grad()
+    def generate(
+        self, prompts: Sequence[Sequence[int]], max_new_tokens: int, temperature: float
+    ) -> list[list[int]]:
+        """Samples one answer per prompt (in one left-padded batch); returns the new ids.
+
+        Each answer ends at its first stop token (kept) or after ``max_new_tokens``.
+        ``temperature == 0`` decodes greedily; otherwise tokens come from the full softmax
+        (no top-k / top-p), so the answer's probability is exactly what `token_logprobs` scores.
+        """
+        from transformers import GenerationConfig
+
+        if not prompts:
+            return []
+        width = max(len(p) for p in prompts)
+        input_ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
+        attention_mask = torch.zeros((len(prompts), width), dtype=torch.long)
+        for row, prompt in enumerate(prompts):
+            input_ids[row, width - len(prompt) :] = torch.tensor(list(prompt), dtype=torch.long)
+            attention_mask[row, width - len(prompt) :] = 1
+        # Every field that shapes the distribution is set here, so that the model's own
+        # generation_config (top-k, top-p, repetition penalty, ...) cannot change it.
+        sampling: dict[str, Any] = dict(do_sample=False)
+        if temperature > 0:
+            sampling = dict(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
+        generation_config = GenerationConfig(
+            max_new_tokens=max_new_tokens,
+            eos_token_id=self.stop_ids,
+            pad_token_id=self.pad_id,
+            repetition_penalty=1.0,
+            **sampling,
+        )
+        for owner in {
+            id(self.model): self.model,
+            id(_base_model(self.model)): _base_model(self.model),
+        }.values():
+            owner.generation_config = generation_config
+        was_training = self.model.training
+        self.model.eval()
+        try:
+            with self._autocast():
+                output = self.model.generate(
+                    input_ids=input_ids.to(self.device),
+                    attention_mask=attention_mask.to(self.device),
+                    generation_config=generation_config,
+                )
+        finally:
+            self.model.train(was_training)
+        answers = []
+        for row in output[:, width:].tolist():
+            cut = next((i + 1 for i, token in enumerate(row) if token in self.stop_ids), len(row))
+            answers.append(row[:cut])
+        return answers
+
+    # ---- scoring ---------------------------------------------------------------------------
+    def token_logprobs(self, sequences: Sequence[TokenSequence]) -> list[torch.Tensor]:
+        """log pi(token | everything before it) for every agent token of every sequence.
+
+        Gradients flow when called with grad enabled. Returns one 1-D tensor per sequence,
+        in the order of its agent tokens. Sequences of similar length share a forward pass
+        (at most `MAX_BATCH_TOKENS` padded tokens each), so little compute goes to padding.
+        """
+        results: list[torch.Tensor | None] = [None] * len(sequences)
+        chunk: list[int] = []
+
+        def flush() -> None:
+            for index, logprobs in zip(
+                chunk, self._batch_logprobs([sequences[i] for i in chunk]), strict=True
+            ):
+                results[index] = logprobs
+            chunk.clear()
+
+        for index in sorted(range(len(sequences)), key=lambda i: len(sequences[i].ids)):
+            if chunk and (len(chunk) + 1) * len(sequences[index].ids) > MAX_BATCH_TOKENS:
+                flush()
+            chunk.append(index)
+        if chunk:
+            flush()
+        return [r for r in results if r is not None]
+
+    def _batch_logprobs(self, sequences: Sequence[TokenSequence]) -> list[torch.Tensor]:
+        """`token_logprobs` in one forward pass. Sequences are left-padded (positions counted
+        from each one's first real token, as in generation), so the agent tokens of all rows
+        end at the same column and only the columns from the first agent token on need logits.
+        """
+        if not sequences:
+            return []
+        width = max(len(s.ids) for s in sequences)
+        input_ids = torch.full((len(sequences), width), self.pad_id, dtype=torch.long)
+        attention_mask = torch.zeros((len(sequences), width), dtype=torch.long)
+        agent = torch.zeros((len(sequences), width), dtype=torch.bool)
+        for row, sequence in enumerate(sequences):
+            if sequence.agent_mask and sequence.agent_mask[0]:
+                raise ValueError("a sequence starts with an agent token; it needs a prompt token before it")
+            start = width - len(sequence.ids)
+            input_ids[row, start:] = torch.tensor(sequence.ids, dtype=torch.long)
+            attention_mask[row, start:] = 1
+            agent[row, start:] = torch.tensor(sequence.agent_mask, dtype=torch.bool)
+        position_ids = (attention_mask.cumsum(dim=1) - 1).clamp(min=0)
+        agent_columns = agent.any(dim=0).nonzero()
+        if len(agent_columns) == 0:
+            return [torch.zeros(0, device=self.device) for _ in sequences]
+        first = int(agent_columns[0])
+        keep = width - first + 1  # logits at column c score the token at column c + 1
+        inputs = dict(
+            input_ids=input_ids.to(self.device),
+            attention_mask=attention_mask.to(self.device),
+            position_ids=position_ids.to(self.device),
+        )
+        with self._autocast():
+            logits = self._logits(inputs, keep)
+        targets = agent[:, first:].to(self.device)  # tokens scored by logits[:, :-1]
+        picked = logits[:, :-1][targets].float()
+        target_ids = inputs["input_ids"][:, first:][targets]
+        logprobs = torch.log_softmax(picked, dim=-1).gather(1, target_ids.unsqueeze(1)).squeeze(1)
+        return list(torch.split(logprobs, targets.sum(dim=1).tolist()))
+
+    def _logits(self, inputs: dict[str, torch.Tensor], keep: int) -> torch.Tensor:
+        """Logits of the last ``keep`` columns (all columns on models without ``logits_to_keep``)."""
+        if self._supports_logits_to_keep:
+            try:
+                return self.model(**inputs, use_cache=False, logits_to_keep=keep).logits
+            except TypeError:
+                self._supports_logits_to_keep = False
+        return self.model(**inputs, use_cache=False).logits[:, -keep:]
+
+
+def _base_model(model: Any) -> Any:
+    """The transformers model inside a peft wrapper (or the model itself)."""
+    get_base = getattr(model, "get_base_model", None)
+    return get_base() if callable(get_base) else model
+
+
+def add_lora(model: Any, rank: int, alpha: int, dropout: float) -> Any:
+    """Wraps ``model`` with LoRA adapters on every linear layer (peft)."""
+    try:
+        from peft import LoraConfig, get_peft_model
+    except ImportError as error:
+        raise ImportError(PEFT_MISSING) from error
+    config = LoraConfig(
+        r=rank, lora_alpha=alpha, lora_dropout=dropout, target_modules="all-linear", task_type="CAUSAL_LM"
+    )
+    return get_peft_model(model, config)

@@ -1,0 +1,444 @@
+r"""A*PO on a WebShop policy, in two stages; GRPO on the same rollouts for comparison.
+
+Notation. A goal x is a shopping instruction (one WebShop goal of the train split); an
+episode y is everything the agent says while pursuing it: the tokens of all its turns,
+y = (y_1, ..., y_T), each sampled given the history h_t (instruction, pages seen, earlier
+answers). Observation tokens are context, never scored. The return R(x, y) is the
+episode's WebShop reward (in [0, 1]; success is R = 1). pi is the policy being trained,
+pi_ref the frozen reference it starts from, and
+
+    log pi(y | x) = sum_t log pi(y_t | h_t)        (a sum over the agent's tokens only).
+
+A*PO (Brantley et al. 2025, arXiv 2505.20686) targets the KL-regularised optimum
+pi*(y | x) ∝ pi_ref(y | x) exp(R(x, y) / beta), whose value is
+V*(x) = beta log E_{y ~ pi_ref}[exp(R(x, y) / beta)] and whose log-ratio is
+beta log(pi*(y|x) / pi_ref(y|x)) = R(x, y) - V*(x): the optimal advantage.
+
+Stage 1, `estimate_optimal_values` (offline, once, cached): for each training goal draw N
+episodes from pi_ref, with returns r_1..r_N, and estimate
+
+    V*(x) = beta1 * log( (1/N) * sum_i exp(r_i / beta1) )
+
+with a log-sum-exp (no overflow for small beta1). beta1 -> 0 gives max_i r_i, beta1 -> inf
+the mean. Goals whose N returns are all equal can be skipped (``skip_goals_without_signal``).
+
+Stage 2, in `train` with one `apo_update` per step (online): each step samples a batch of
+goals, runs ONE episode per goal with the current pi, and minimises the least-squares
+regression of the policy's log-ratio onto the optimal advantage,
+
+    L(pi) = mean_x ( beta2 * sum_t [log pi(y_t | h_t) - log pi_ref(y_t | h_t)] - (R(x, y) - V*(x)) )^2,
+
+with AdamW and gradient clipping. No critic, no groups, no ratio clipping: V* is fixed,
+so one sample per goal suffices. Its minimiser is pi* at beta = beta2; the square also
+keeps pi close to pi_ref (a log-ratio far from (R - V*) / beta2 costs quadratically).
+
+GRPO (Shao et al. 2024), ``algorithm="grpo"``: each step runs G episodes for each of
+B / G goals (the same B episodes per step as A*PO), A_i = (R_i - mean_G R) / (std_G R + eps)
+for every token of episode i, and minimises the token-mean of
+-min(rho_t A_i, clip(rho_t, 1 - eps, 1 + eps) A_i), rho_t = pi(y_t | h_t) / pi_old(y_t | h_t)
+(+ an optional k3 KL term to pi_ref).
+
+`train` runs: set-up -> Stage 1 -> Stage 2 (with metrics, dev evaluations, checkpoints),
+and resumes from the latest checkpoint in ``output_dir``.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import statistics
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import gymnasium as gym
+import numpy as np
+import torch
+from tqdm.auto import tqdm
+
+from apo_agent.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
+from apo_agent.config import TrainConfig
+from apo_agent.context import PromptEncoder
+from apo_agent.evaluation import evaluate
+from apo_agent.metrics import MetricsLogger, plot_learning_curve, read_metrics
+from apo_agent.objectives import apo_loss, grpo_advantages, grpo_token_losses
+from apo_agent.optimal_values import GoalValue, ReferenceRewardCache, estimate_optimal_values
+from apo_agent.policy import LMPolicy
+from apo_agent.rollout import EnvSpec, Episode, collect_episodes, make_envs
+from shared_prompts import PromptConfig
+
+
+@dataclass
+class TrainResult:
+    """What `train` leaves behind."""
+
+    policy: LMPolicy
+    output_dir: Path
+    steps: int
+    metrics_path: Path
+    curve_path: Path
+    model_dir: Path
+    optimal_values: dict[int, GoalValue]
+    wall_time_s: float
+
+
+# ---- set-up helpers -------------------------------------------------------------------------
+def env_spec(config: TrainConfig) -> EnvSpec:
+    kwargs: dict[str, Any] = dict(goals=config.goals, reward=config.reward, max_steps=config.max_steps)
+    if config.reward == "shaped":
+        kwargs["shaping_discount"] = config.shaping_discount
+    if config.catalog is not None:
+        kwargs["catalog"] = config.catalog
+    return EnvSpec(config.env_id, kwargs)
+
+
+def prompt_encoder(tokenizer: Any, config: TrainConfig) -> PromptEncoder:
+    prompt_config = PromptConfig(think=config.think, max_observation_chars=config.max_observation_chars)
+    return PromptEncoder(
+        tokenizer, prompt_config, config.context, config.system_prompt, config.max_prompt_tokens
+    )
+
+
+def split_goals(env: gym.Env, limit: int | None) -> list[int]:
+    """The first ``limit`` goal indices of the env's split (indices within the split)."""
+    count = len(env.unwrapped.goal_indices)  # type: ignore[attr-defined]
+    return list(range(count if limit is None else min(limit, count)))
+
+
+def seed_everything(seed: int) -> np.random.Generator:
+    random.seed(seed)
+    torch.manual_seed(seed)
+    return np.random.default_rng(seed)
+
+
+def load_policy(model: str, config: TrainConfig) -> LMPolicy:
+    policy = LMPolicy.load(
+        model,
+        device=config.device,
+        bf16=config.bf16,
+        lora_rank=config.lora_rank,
+        lora_alpha=config.lora_alpha,
+        lora_dropout=config.lora_dropout,
+        gradient_checkpointing=config.gradient_checkpointing,
+    )
+    return policy
+
+
+def _reference_cache_key(reference_fingerprint: str, spec: EnvSpec, config: TrainConfig) -> dict[str, Any]:
+    return {
+        "reference_weights": reference_fingerprint,
+        "env": spec.describe(),
+        "split": "train",
+        "context": config.context,
+        "system_prompt": config.system_prompt,
+        "think": config.think,
+        "max_observation_chars": config.max_observation_chars,
+        "max_new_tokens": config.max_new_tokens,
+        "max_prompt_tokens": config.max_prompt_tokens,
+        "temperature": config.temperature,
+        "seed": config.seed,
+    }
+
+
+# ---- the training run -------------------------------------------------------------------------
+def train(config: TrainConfig, model: str | None = None) -> TrainResult:
+    """Stage 1 then Stage 2 (A*PO), or GRPO; starts from ``model`` (default ``config.model``)."""
+    started = time.perf_counter()
+    output_dir = Path(config.output_dir)
+    output_dir.mkdir(parents=True, exist_ok=True)
+    (output_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2, default=str))
+    if config.torch_threads:
+        torch.set_num_threads(config.torch_threads)
+
+    # Set-up: one seeding block; the policy, its frozen reference, the envs, the optimiser.
+    generator = seed_everything(config.seed)
+    policy = load_policy(model or config.model, config)
+    encoder = prompt_encoder(policy.tokenizer, config)
+    spec = env_spec(config)
+    train_envs = make_envs(spec, "train", config.num_envs)
+    dev_envs: list[gym.Env] = []
+    training_goals = split_goals(train_envs[0], config.train_goals)
+    optimizer = torch.optim.AdamW(
+        policy.trainable_parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
+    )
+    start_step, values = 0, dict[int, GoalValue]()
+    checkpoint = latest_checkpoint(output_dir) if config.resume else None
+    if checkpoint is not None:
+        start_step, values = load_checkpoint(checkpoint, policy, optimizer, generator)
+        tqdm.write(f"resuming from {checkpoint} (step {start_step})")
+
+    # Stage 1: V*(x) for every training goal, from N episodes of the frozen pi_ref (cached).
+    if config.algorithm == "apo" and checkpoint is None:
+        with policy.reference() as reference:
+            cache = ReferenceRewardCache(
+                config.value_cache_dir or output_dir / "optimal-values",
+                _reference_cache_key(reference.fingerprint(), spec, config),
+            )
+            values = estimate_optimal_values(
+                reference,
+                train_envs,
+                encoder,
+                training_goals,
+                samples=config.reference_samples,
+                beta1=config.beta1,
+                max_new_tokens=config.max_new_tokens,
+                temperature=config.temperature,
+                seed=config.seed,
+                cache=cache,
+                progress=config.progress,
+            )
+    if config.algorithm == "apo":
+        goal_pool = [
+            g
+            for g in training_goals
+            if g in values and (values[g].has_signal or not config.skip_goals_without_signal)
+        ]
+        if not goal_pool:
+            raise ValueError(
+                "no training goal has a learning signal: pi_ref earned the same return on all N reference "
+                "episodes of every goal; set skip_goals_without_signal=False, raise reference_samples, or "
+                "start from a less deterministic pi_ref"
+            )
+    else:
+        goal_pool = training_goals
+    if checkpoint is None:
+        torch.manual_seed(config.seed + 1)  # Stage 2 draws the same samples whether Stage 1 ran or was cached
+
+    # Stage 2: on-policy episodes, one update per step.
+    logger = MetricsLogger(
+        output_dir / "metrics.csv",
+        resume_step=start_step if checkpoint is not None else None,
+        tensorboard_dir=output_dir / "tensorboard" if config.tensorboard else None,
+        wandb_project=config.wandb_project,
+        run_config=config.to_dict(),
+    )
+    episodes_before = start_step * config.episodes_per_step
+    elapsed_before = _elapsed_before(output_dir / "metrics.csv")
+    if start_step == 0 and config.eval_every:
+        dev_envs = dev_envs or make_envs(spec, "dev", config.num_envs)
+        logger.log(
+            {"step": 0, "episodes": 0, "wall_time_s": 0.0, **_dev_metrics(policy, dev_envs, encoder, config)}
+        )
+    bar = tqdm(
+        range(start_step, config.steps), desc=f"Stage 2 ({config.algorithm})", disable=not config.progress
+    )
+    stage2_started = time.perf_counter()
+    for step in bar:
+        rollout_started = time.perf_counter()
+        requests = _step_requests(goal_pool, config, generator)
+        episodes = collect_episodes(
+            policy,
+            train_envs,
+            encoder,
+            requests,
+            max_new_tokens=config.max_new_tokens,
+            temperature=config.temperature,
+            description="rollouts",
+            progress=False,
+        )
+        update_started = time.perf_counter()
+        if config.algorithm == "apo":
+            losses = apo_update(policy, optimizer, episodes, values, config)
+        else:
+            losses = grpo_update(policy, optimizer, episodes, config)
+        finished = time.perf_counter()
+        row = {
+            "step": step + 1,
+            "episodes": episodes_before + (step + 1 - start_step) * config.episodes_per_step,
+            "wall_time_s": elapsed_before + finished - stage2_started,
+            **_episode_metrics(episodes),
+            **losses,
+            "time/rollout_s": update_started - rollout_started,
+            "time/update_s": finished - update_started,
+        }
+        if config.eval_every and (step + 1) % config.eval_every == 0:
+            dev_envs = dev_envs or make_envs(spec, "dev", config.num_envs)
+            row.update(_dev_metrics(policy, dev_envs, encoder, config))
+        logger.log(row)
+        bar.set_postfix(success=f"{row['charts/success']:.2f}", loss=f"{row['losses/loss']:.4f}")
+        if config.checkpoint_every and (step + 1) % config.checkpoint_every == 0:
+            save_checkpoint(output_dir, step + 1, policy, optimizer, generator, values, config.to_dict())
+    bar.close()
+    logger.close()
+    if config.steps > start_step and (not config.checkpoint_every or config.steps % config.checkpoint_every):
+        save_checkpoint(output_dir, config.steps, policy, optimizer, generator, values, config.to_dict())
+
+    model_dir = output_dir / "final-model"
+    policy.save(model_dir)
+    rows = read_metrics(output_dir / "metrics.csv")
+    curve = plot_learning_curve(
+        rows, output_dir / "learning_curve.png", title=f"{config.algorithm} on {config.env_id}"
+    )
+    return TrainResult(
+        policy=policy,
+        output_dir=output_dir,
+        steps=config.steps,
+        metrics_path=output_dir / "metrics.csv",
+        curve_path=curve,
+        model_dir=model_dir,
+        optimal_values=values,
+        wall_time_s=time.perf_counter() - started,
+    )
+
+
+def _elapsed_before(metrics_path: Path) -> float:
+    rows = read_metrics(metrics_path)
+    return float(rows[-1].get("wall_time_s", 0.0)) if rows else 0.0
+
+
+def _step_requests(
+    goal_pool: Sequence[int], config: TrainConfig, generator: np.random.Generator
+) -> list[tuple[int, int]]:
+    """(goal, env seed) pairs for one step: A*PO one per goal, GRPO group_size per goal."""
+    per_goal = config.group_size if config.algorithm == "grpo" else 1
+    count = config.episodes_per_step // per_goal
+    goals = generator.choice(len(goal_pool), size=count, replace=count > len(goal_pool))
+    return [(int(goal_pool[g]), int(generator.integers(2**31))) for g in goals for _ in range(per_goal)]
+
+
+def _episode_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
+    return {
+        "charts/success": statistics.fmean(e.success for e in episodes),
+        "charts/score": statistics.fmean(e.score for e in episodes),
+        "charts/return": statistics.fmean(e.reward for e in episodes),
+        "charts/episode_steps": statistics.fmean(e.steps for e in episodes),
+        "charts/invalid_actions": statistics.fmean(e.invalid_actions for e in episodes),
+        "charts/agent_tokens": statistics.fmean(e.agent_tokens for e in episodes),
+        "charts/truncated_prompts": float(sum(e.truncated_prompts for e in episodes)),
+    }
+
+
+def _dev_metrics(
+    policy: LMPolicy, envs: Sequence[gym.Env], encoder: PromptEncoder, config: TrainConfig
+) -> dict[str, float]:
+    result = evaluate(
+        policy,
+        envs,
+        encoder,
+        split_goals(envs[0], config.eval_goals),
+        temperature=config.eval_temperature,
+        max_new_tokens=config.max_new_tokens,
+        seed=config.seed,
+        description="dev evaluation",
+        progress=config.progress,
+    )
+    return {"eval/success": result.success / 100.0, "eval/score": result.score / 100.0}
+
+
+# ---- the two updates ------------------------------------------------------------------------------
+def _micro_batches(items: Sequence[object], size: int) -> list[list[int]]:
+    """Index lists of consecutive chunks of ``items``, each at most ``size`` long."""
+    return [list(range(i, min(i + size, len(items)))) for i in range(0, len(items), size)]
+
+
+def _episode_logprob_sums(policy: LMPolicy, episodes: Sequence[Episode]) -> torch.Tensor:
+    """sum_t log pi(y_t | h_t) per episode (over all its sequences' agent tokens)."""
+    sequences = [s for e in episodes for s in e.sequences]
+    per_sequence = policy.token_logprobs(sequences)
+    sums, index = [], 0
+    for episode in episodes:
+        count = len(episode.sequences)
+        sums.append(torch.stack([lp.sum() for lp in per_sequence[index : index + count]]).sum())
+        index += count
+    return torch.stack(sums)
+
+
+def apo_update(
+    policy: LMPolicy,
+    optimizer: torch.optim.Optimizer,
+    episodes: Sequence[Episode],
+    values: dict[int, GoalValue],
+    config: TrainConfig,
+) -> dict[str, float]:
+    """One A*PO step: the squared regression of beta2 * log(pi / pi_ref) onto R - V*."""
+    batches = _micro_batches(episodes, config.micro_batch_episodes)
+    with torch.no_grad(), policy.reference() as reference:
+        reference_sums = torch.cat(
+            [_episode_logprob_sums(reference, [episodes[i] for i in b]) for b in batches]
+        )
+    rewards = torch.tensor([e.reward for e in episodes], dtype=torch.float32, device=policy.device)
+    optimal = torch.tensor(
+        [values[e.goal_index].value for e in episodes], dtype=torch.float32, device=policy.device
+    )
+    policy.model.train()
+    optimizer.zero_grad(set_to_none=True)
+    total_loss, log_ratios = 0.0, []
+    for batch in batches:
+        sums = _episode_logprob_sums(policy, [episodes[i] for i in batch])
+        log_ratio = sums - reference_sums[batch]
+        # apo_loss is a mean over the micro-batch; weight it so the step's gradient is the full-batch mean.
+        loss = apo_loss(log_ratio, rewards[batch], optimal[batch], config.beta2) * (
+            len(batch) / len(episodes)
+        )
+        loss.backward()
+        total_loss += float(loss.detach())
+        log_ratios.append(log_ratio.detach())
+    grad_norm = torch.nn.utils.clip_grad_norm_(policy.trainable_parameters(), config.max_grad_norm)
+    optimizer.step()
+    return {
+        "losses/loss": total_loss,
+        "losses/kl": float(torch.cat(log_ratios).mean()),
+        "losses/advantage": float((rewards - optimal).mean()),
+        "losses/grad_norm": float(grad_norm),
+    }
+
+
+def grpo_update(
+    policy: LMPolicy, optimizer: torch.optim.Optimizer, episodes: Sequence[Episode], config: TrainConfig
+) -> dict[str, float]:
+    """GRPO: ``grpo_epochs`` updates of the clipped surrogate with group-normalised advantages."""
+    rewards = torch.tensor([e.reward for e in episodes], dtype=torch.float32)
+    advantages = grpo_advantages(rewards, config.group_size)
+    total_tokens = max(1, sum(e.agent_tokens for e in episodes))
+    use_kl = config.grpo_kl_coef > 0
+    # Episodes with advantage 0 contribute no gradient (unless the KL term is on): skip their passes.
+    active = [i for i in range(len(episodes)) if use_kl or advantages[i] != 0]
+    batches = [[active[j] for j in b] for b in _micro_batches(active, config.micro_batch_episodes)]
+
+    def token_logprobs(model: LMPolicy, batch: list[int]) -> list[torch.Tensor]:
+        return [torch.cat(model.token_logprobs(episodes[i].sequences)) for i in batch] if batch else []
+
+    old: dict[int, torch.Tensor] = {}
+    ref: dict[int, torch.Tensor] = {}
+    with torch.no_grad():
+        if config.grpo_epochs > 1:
+            for batch in batches:
+                old.update(zip(batch, token_logprobs(policy, batch), strict=True))
+        if use_kl:
+            with policy.reference() as reference:
+                for batch in batches:
+                    ref.update(zip(batch, token_logprobs(reference, batch), strict=True))
+    policy.model.train()
+    total_loss, clipped, kl, grad_norm = 0.0, [], [], torch.tensor(0.0)
+    for _ in range(config.grpo_epochs):
+        optimizer.zero_grad(set_to_none=True)
+        for batch in batches:
+            current = token_logprobs(policy, batch)
+            losses = []
+            for i, logprobs in zip(batch, current, strict=True):
+                per_token, flags = grpo_token_losses(
+                    logprobs,
+                    old.get(i, logprobs.detach()),
+                    advantages[i].to(logprobs.device).expand_as(logprobs),
+                    config.clip_eps,
+                    ref.get(i),
+                    config.grpo_kl_coef,
+                )
+                losses.append(per_token.sum())
+                clipped.append(flags)
+                if i in ref:
+                    kl.append(float((logprobs - ref[i]).detach().sum()))
+            loss = torch.stack(losses).sum() / total_tokens
+            loss.backward()
+            total_loss += float(loss.detach()) / config.grpo_epochs
+        grad_norm = torch.nn.utils.clip_grad_norm_(policy.trainable_parameters(), config.max_grad_norm)
+        optimizer.step()
+    return {
+        "losses/loss": total_loss,
+        "losses/kl": statistics.fmean(kl) if kl else float("nan"),
+        "losses/advantage": float(advantages.abs().mean()),
+        "losses/clip_fraction": float(torch.cat(clipped).mean()) if clipped else 0.0,
+        "losses/grad_norm": float(grad_norm),
+    }

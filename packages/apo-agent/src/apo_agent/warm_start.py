@@ -1,0 +1,171 @@
+"""The reference policy pi_ref for the CPU demo: supervised learning on demonstrations.
+
+The demonstrator is webshop-gym's privileged `ExpertPolicy` (it reads the goal), adapted so
+that a student that cannot read the goal can still imitate it, and made deliberately
+imperfect (`NoisyExpert`):
+
+* it searches the instruction (as the expert does) and, on the results page, opens the goal's
+  product when it is on the page and otherwise the first result (the expert would page on
+  through the results looking for it: a choice the student could not explain from the page);
+* on an item page it chooses the goal's options and buys, except that in some episodes it
+  buys at once without choosing options;
+* now and then it clicks a random button.
+
+A model that imitates it inherits those habits, so pi_ref succeeds only part of the time and
+RL has something to fix: choose the options, avoid detours. Demonstrations are recorded with
+`collect_episodes` and the same prompt encoder the policy uses, so the warm start sees
+exactly the contexts the policy will see.
+"""
+
+from __future__ import annotations
+
+import math
+import random
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import gymnasium as gym
+import torch
+from tqdm.auto import tqdm
+
+from apo_agent.context import PromptEncoder, TokenSequence
+from apo_agent.policy import LMPolicy
+from apo_agent.rollout import Episode, collect_episodes
+from shared_prompts import format_model_output
+from webshop_gym.actions import click_action
+from webshop_gym.policies import ExpertPolicy
+
+_BUY = click_action("buy now")
+_PRODUCT_CLICK = re.compile(r"click\[[a-z0-9]{10}\]")
+
+
+class NoisyExpert:
+    """The privileged expert, imitable from the page and with two deliberate flaws.
+
+    Args:
+        env: The env it plays in (the expert reads its goal).
+        skip_options_prob: Per episode, the chance that it buys as soon as it opens a
+            product, without choosing options.
+        random_action_prob: Per step, the chance that it clicks a random available button.
+        rng: Source of its randomness.
+    """
+
+    def __init__(self, env: gym.Env, skip_options_prob: float, random_action_prob: float, rng: random.Random):
+        self.expert = ExpertPolicy(env)
+        self.skip_options_prob = skip_options_prob
+        self.random_action_prob = random_action_prob
+        self.rng = rng
+        self._skip_options = False
+
+    def act(self, observation: str, info: dict[str, Any]) -> str:
+        available = info.get("available_actions", [])
+        if info.get("steps_left") == self.expert.env.unwrapped.max_steps:  # type: ignore[attr-defined]
+            self._skip_options = self.rng.random() < self.skip_options_prob  # a new episode
+        clicks = [a for a in available if a.startswith("click[")]
+        if clicks and self.rng.random() < self.random_action_prob:
+            return self.rng.choice(clicks)
+        page = info.get("page")
+        if page == "results":
+            target = click_action(self.expert.env.unwrapped.goal.asin.lower())  # type: ignore[attr-defined]
+            products = [a for a in available if _PRODUCT_CLICK.fullmatch(a)]
+            if target in available or not products:
+                return self.expert.act(observation, info)
+            return products[0]
+        if page == "item" and _BUY in available:
+            option = None if self._skip_options else self.expert.next_option(info)
+            return option or _BUY
+        return self.expert.act(observation, info)
+
+
+def collect_demonstrations(
+    envs: Sequence[gym.Env],
+    encoder: PromptEncoder,
+    goal_indices: Sequence[int],
+    *,
+    skip_options_prob: float,
+    random_action_prob: float,
+    seed: int = 0,
+    progress: bool = True,
+) -> list[Episode]:
+    """One `NoisyExpert` episode per goal, recorded as the policy would have said it.
+
+    Answers are the bare ``<action>...</action>`` (demonstrations carry no thoughts).
+    """
+    rng = random.Random(seed)
+    demonstrators = [NoisyExpert(env, skip_options_prob, random_action_prob, rng) for env in envs]
+
+    def answer(slot: int, observation: str, info: dict[str, Any]) -> str:
+        action = demonstrators[slot].act(observation, info)
+        return format_model_output(action)
+
+    requests = [(goal, seed * 7919 + goal) for goal in goal_indices]
+    return collect_episodes(
+        None,
+        envs,
+        encoder,
+        requests,
+        max_new_tokens=0,
+        temperature=0.0,
+        description="demonstrations",
+        progress=progress,
+        demonstrator=answer,
+    )
+
+
+def supervised_warm_start(
+    policy: LMPolicy,
+    sequences: Sequence[TokenSequence],
+    *,
+    epochs: int,
+    learning_rate: float,
+    batch_size: int,
+    seed: int = 0,
+    progress: bool = True,
+) -> list[float]:
+    """Maximises the log-likelihood of the agent tokens of ``sequences`` (the mean per answer,
+    averaged over answers); returns the loss per update.
+
+    AdamW with a linear warm-up (5% of updates) and cosine decay to 10% of the rate.
+    """
+    model = policy.model
+    model.train()
+    optimizer = torch.optim.AdamW(policy.trainable_parameters(), lr=learning_rate, weight_decay=0.01)
+    updates_per_epoch = math.ceil(len(sequences) / batch_size)
+    total = epochs * updates_per_epoch
+    warmup = max(1, total // 20)
+
+    def rate(update: int) -> float:
+        if update < warmup:
+            return (update + 1) / warmup
+        return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (update - warmup) / max(1, total - warmup)))
+
+    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
+    generator = torch.Generator().manual_seed(seed)
+    losses: list[float] = []
+    bar = tqdm(total=total, desc="warm start (supervised)", disable=not progress)
+    for _ in range(epochs):
+        # Similar lengths in a batch waste less padding: shuffle, then sort within chunks.
+        order = torch.randperm(len(sequences), generator=generator).tolist()
+        chunks = [order[i : i + batch_size * 8] for i in range(0, len(order), batch_size * 8)]
+        batches: list[list[int]] = []
+        for chunk in chunks:
+            chunk.sort(key=lambda i: len(sequences[i].ids))
+            batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
+        for index in torch.randperm(len(batches), generator=generator).tolist():
+            batch = [sequences[i] for i in batches[index]]
+            # Every answer counts the same, whatever its length: otherwise the long search
+            # queries outweigh the one-token product and option choices that decide the episode.
+            answers = policy.token_logprobs(batch)
+            loss = -torch.stack([logprobs.mean() for logprobs in answers if len(logprobs)]).mean()
+            optimizer.zero_grad(set_to_none=True)
+            loss.backward()
+            torch.nn.utils.clip_grad_norm_(policy.trainable_parameters(), 1.0)
+            optimizer.step()
+            scheduler.step()
+            losses.append(float(loss.detach()))
+            bar.update(1)
+            bar.set_postfix(loss=f"{losses[-1]:.3f}")
+    bar.close()
+    model.eval()
+    return losses

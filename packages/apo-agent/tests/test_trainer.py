@@ -1,0 +1,94 @@
+"""Training runs with a tiny model: weights change, metrics are logged, resume is exact."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+import torch
+
+from apo_agent.checkpoint import latest_checkpoint
+from apo_agent.context import PromptEncoder
+from apo_agent.metrics import read_metrics
+from apo_agent.objectives import optimal_value
+from apo_agent.optimal_values import ReferenceRewardCache, estimate_optimal_values
+from apo_agent.policy import LMPolicy
+from apo_agent.trainer import train
+from shared_prompts import PromptConfig
+
+
+def weights(policy):
+    return {k: v.detach().clone() for k, v in policy.model.state_dict().items()}
+
+
+def test_a_tiny_apo_run_changes_weights_and_logs_metrics(tmp_path, warm_model_dir, tiny_config):
+    config = tiny_config(tmp_path, warm_model_dir)
+    before = weights(LMPolicy.load(str(warm_model_dir), device="cpu", with_reference=False))
+    result = train(config)
+    after = weights(result.policy)
+    assert any(not torch.equal(before[k], after[k]) for k in before)
+
+    rows = read_metrics(result.metrics_path)
+    assert [r["step"] for r in rows] == [1, 2]
+    assert [r["episodes"] for r in rows] == [4, 8]
+    for row in rows:
+        assert row["losses/loss"] >= 0 and "losses/kl" in row and "charts/success" in row
+    assert result.curve_path.stat().st_size > 1000
+    assert len(result.optimal_values) == 4
+    for value in result.optimal_values.values():
+        assert len(value.rewards) == 2
+        assert value.value == pytest.approx(optimal_value(value.rewards, config.beta1))
+    # the exported model loads as a plain transformers model
+    assert LMPolicy.load(str(result.model_dir), device="cpu", with_reference=False).model is not None
+
+
+def test_resume_gives_the_same_next_step_loss_as_an_uninterrupted_run(tmp_path, warm_model_dir, tiny_config):
+    straight = train(tiny_config(tmp_path / "straight", warm_model_dir, steps=2))
+    interrupted = tiny_config(tmp_path / "interrupted", warm_model_dir, steps=1)
+    train(interrupted)
+    assert latest_checkpoint(interrupted.output_dir).name == "step-000001"
+    resumed = train(tiny_config(tmp_path / "interrupted", warm_model_dir, steps=2))
+
+    straight_rows, resumed_rows = read_metrics(straight.metrics_path), read_metrics(resumed.metrics_path)
+    assert [r["step"] for r in resumed_rows] == [1, 2]
+    for key in ("losses/loss", "losses/kl", "charts/return", "charts/agent_tokens"):
+        assert resumed_rows[1][key] == straight_rows[1][key], key
+    for name, tensor in weights(straight.policy).items():
+        torch.testing.assert_close(weights(resumed.policy)[name], tensor, rtol=0, atol=0)
+
+
+def test_a_tiny_grpo_run_uses_groups_and_the_same_budget(tmp_path, warm_model_dir, tiny_config):
+    config = tiny_config(tmp_path, warm_model_dir, algorithm="grpo", group_size=2, steps=1, grpo_epochs=2)
+    result = train(config)
+    (row,) = read_metrics(result.metrics_path)
+    assert row["episodes"] == config.episodes_per_step
+    assert "losses/clip_fraction" in row and row["losses/loss"] == row["losses/loss"]  # not NaN
+    assert result.optimal_values == {}  # no Stage 1
+
+
+def test_stage_one_reuses_its_cache(tmp_path, tiny_model_dir, tokenizer):
+    policy = LMPolicy.load(str(tiny_model_dir), device="cpu", with_reference=False)
+    encoder = PromptEncoder(
+        tokenizer, PromptConfig(think=False, max_observation_chars=120), "last_observation", False, 512
+    )
+    envs = [gym.make("WebShop-Mini-Text-v0", split="train", max_steps=2) for _ in range(3)]
+    key = {"reference_weights": policy.fingerprint(), "test": 1}
+    arguments = dict(beta1=0.5, max_new_tokens=4, progress=False)
+    first = estimate_optimal_values(
+        policy, envs, encoder, [0, 1], samples=2, cache=ReferenceRewardCache(tmp_path, key), **arguments
+    )
+    stored = json.loads(ReferenceRewardCache(tmp_path, key).path.read_text())
+    assert stored["rewards"] == {"0": list(first[0].rewards), "1": list(first[1].rewards)}
+
+    class NoSampling:  # a cached run must not sample again
+        tokenizer = policy.tokenizer
+
+        def generate(self, *args, **kwargs):
+            raise AssertionError("sampled although the returns were cached")
+
+    again = estimate_optimal_values(
+        NoSampling(), envs, encoder, [0, 1], samples=2, cache=ReferenceRewardCache(tmp_path, key), **arguments
+    )
+    assert again == first
+    assert ReferenceRewardCache(tmp_path, {**key, "test": 2}).rewards == {}  # another key, another file
