@@ -153,8 +153,9 @@ def bench(session: nox.Session) -> None:
     """Env performance (creation time, step latency), then the agent benchmarks (benchmarks/results/agents).
 
     Agents: random, rule, heuristic and the recorded MaskablePPO policy on the mini test split
-    and the real 1k test split (synthetic goals), plus the LLM agent with a tiny random model
-    as a pipeline check. Each prints the machine it ran on. Arguments go to env_speed.py.
+    and the real 1k test split (synthetic goals), the LLM agent with a tiny random model as a
+    pipeline check, and the recorded A*PO policy of the CPU demo on the mini test split. Each
+    prints the machine it ran on. Arguments go to env_speed.py.
     """
     install_benchmarks(session)
     session.run("python", "benchmarks/env_speed.py", *session.posargs)
@@ -169,8 +170,11 @@ def bench(session: nox.Session) -> None:
     llm = ("--set", f"llm.model={tiny_model}", "--set", "llm.max_new_tokens=24", "--set", "llm.cpu_threads=1")
     llm += ("--label", "llm=llm (tiny random model: pipeline check)", "--episodes", "10")
     session.run(*run, "--agents", "llm", *llm, *mini, "--out", f"{RESULTS}/llm-pipeline-check")
-    folders = [f"{RESULTS}/{name}" for name in ("mini-test", "1k-test", "llm-pipeline-check")]
-    session.run("python", "-m", "benchmarks.report", *folders, "--out", RESULTS)
+    # The A*PO policy recorded by `nox -s train_compare` (apo-agent's CPU demo, seed 0).
+    apo = ("--label", "apo=apo (A*PO CPU demo, tiny model)", "--set", "apo.run=benchmarks/results/apo/policy")
+    session.run(*run, "--agents", "apo", *apo, *mini, "--out", f"{RESULTS}/apo-mini-test")
+    names = ("mini-test", "1k-test", "llm-pipeline-check", "apo-mini-test")
+    session.run("python", "-m", "benchmarks.report", *(f"{RESULTS}/{n}" for n in names), "--out", RESULTS)
 
 
 @nox.session(python="3.11")
