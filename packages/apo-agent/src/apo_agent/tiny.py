@@ -120,10 +120,11 @@ def build_tiny_model(
     )
     model = LlamaForCausalLM(config)
     if copy_head:
-        _make_copy_head(model.model.layers[0].self_attn, hidden_size, hidden_size // heads)
+        blocks: Any = model.model.layers
+        _make_copy_head(blocks[0].self_attn, hidden_size, hidden_size // heads)
     if product_tokens:
         ids = tokenizer.convert_tokens_to_ids([token.lower() for token in product_tokens])
-        embeddings = model.get_input_embeddings().weight
+        embeddings: Any = model.get_input_embeddings().weight
         with torch.no_grad():
             shared = torch.randn(hidden_size) * config.initializer_range
             embeddings[ids] += shared
