@@ -26,13 +26,13 @@ import re
 from dataclasses import dataclass, field
 
 from benchmarks.agents.base import AgentFactory, Info
+from webshop_gym import wrappers
 from webshop_gym.actions import click_action, search_action
 from webshop_gym.wrappers import (
     FILLER_WORDS,
     ItemPage,
     ResultEntry,
     instruction_query,
-    price_bounds,
     price_limit,
     read_item,
     read_results,
@@ -108,16 +108,9 @@ def title_match(title: str, wants: Wants) -> float:
 
 
 def price_fit(price_text: str, limit: float | None) -> float:
-    """1 when the price is within the limit, 0 when over it, the chance of fitting for a range."""
-    bounds = price_bounds(price_text)
-    if limit is None or bounds is None:
-        return 1.0
-    low, high = bounds
-    if high <= limit:
-        return 1.0
-    if low > limit:
-        return 0.0
-    return (limit - low) / (high - low)
+    """1 when the price is within the limit, 0 when over it, the chance of fitting for a range
+    (and 1 when there is no limit or no readable price: nothing speaks against the item)."""
+    return wrappers.price_fit(price_text, limit, unknown=1.0)
 
 
 def result_score(entry: ResultEntry, wants: Wants) -> float:

@@ -299,11 +299,16 @@ def _slot_kind(action: str, products: Mapping[str, ResultEntry]) -> str:
     return "option"
 
 
-def _price_fit(price_text: str, limit: float | None) -> float:
-    """1 within the limit, 0 over it, the chance of fitting for a price range, 0.5 unknown."""
+def price_fit(price_text: str, limit: float | None, unknown: float = 0.5) -> float:
+    """1 within the limit, 0 over it, the chance of fitting for a price range; ``unknown``
+    when there is no limit or no readable price.
+
+    >>> price_fit("$30.0 to $50.0", 40.0), price_fit("$12.99", None, unknown=1.0)
+    (0.5, 1.0)
+    """
     bounds = price_bounds(price_text)
     if limit is None or bounds is None:
-        return 0.5
+        return unknown
     low, high = bounds
     if high <= limit:
         return 1.0
@@ -373,7 +378,7 @@ def encode(
             slots[i, len(SLOT_KINDS) + 2] = shared / len(words)
         if kind == "product" and target.lower() in products:
             entry = products[target.lower()]
-            slots[i, len(SLOT_KINDS) + 3] = _price_fit(entry.price, limit)
+            slots[i, len(SLOT_KINDS) + 3] = price_fit(entry.price, limit)
             slots[i, len(SLOT_KINDS) + 4] = entry.rank / 10.0
         if kind == "option":
             slots[i, len(SLOT_KINDS) + 5] = float(f" {' '.join(tokens(target))} " in instruction_text)
