@@ -65,7 +65,10 @@ class APOAgent:
             torch.manual_seed(first._seed * 1000 + len(first.context.actions))
         prompts = [a.context.prompt(o, dict(i)) for a, o, i in zip(agents, observations, infos, strict=True)]
         answers = first.policy.generate(
-            prompts, max_new_tokens=first.max_new_tokens, temperature=first.temperature
+            prompts,
+            max_new_tokens=first.max_new_tokens,
+            temperature=first.temperature,
+            constraints=[agent.context.constraint for agent in agents],
         )
         actions = []
         for agent, answer in zip(agents, answers, strict=True):

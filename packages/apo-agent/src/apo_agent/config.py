@@ -21,8 +21,10 @@ from typing import Any, Literal
 
 Algorithm = Literal["apo", "grpo"]
 ContextMode = Literal["full", "last_observation"]
+SearchQuery = Literal["free", "instruction"]
 ALGORITHMS = ("apo", "grpo")
 CONTEXT_MODES = ("full", "last_observation")
+SEARCH_QUERIES = ("free", "instruction")
 TINY_MODEL = "tiny"
 
 
@@ -78,6 +80,15 @@ class TrainConfig:
     temperature: float = 1.0
     """Sampling temperature of training rollouts. 1.0 samples from the policy itself, which the
     objectives assume; other values make the rollouts slightly off-policy."""
+    constrain_actions: bool = False
+    """Constrained decoding: each answer can only be one of the page's actions (clicks
+    spelled exactly, a search with a free query); the policy is the softmax over the
+    allowed tokens, and training scores exactly that (`apo_agent.constrained`). Needs
+    think=False."""
+    search_query: SearchQuery = "free"
+    """With constrain_actions: ``"free"`` search queries, or ``"instruction"``: the only
+    search the policy can make is the instruction itself (as WebShop's rule baseline does),
+    so a small model's choices are the products, options and when to buy."""
     eval_temperature: float = 1.0
     """Sampling temperature for evaluation; 0 decodes greedily."""
 
@@ -186,6 +197,11 @@ class TrainConfig:
     def __post_init__(self) -> None:
         _choice("algorithm", self.algorithm, ALGORITHMS)
         _choice("context", self.context, CONTEXT_MODES)
+        _choice("search_query", self.search_query, SEARCH_QUERIES)
+        if self.search_query != "free" and not self.constrain_actions:
+            raise ValueError(
+                f"search_query={self.search_query!r} is a decoding constraint: set constrain_actions=True"
+            )
         for name in ("steps", "reference_samples", "episodes_per_step", "num_envs", "max_steps"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
@@ -199,6 +215,11 @@ class TrainConfig:
             )
         if self.eval_temperature < 0:
             raise ValueError(f"eval_temperature must be >= 0 (0 is greedy), got {self.eval_temperature}")
+        if self.constrain_actions and self.think:
+            raise ValueError(
+                "constrain_actions restricts the whole answer to an action, so it cannot hold "
+                "<think> text: set think=False, or constrain_actions=False"
+            )
         if self.max_new_tokens < 4:
             raise ValueError(f"max_new_tokens={self.max_new_tokens} cannot hold an action; use at least 16")
         if self.max_prompt_tokens < 64:

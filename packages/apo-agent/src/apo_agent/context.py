@@ -23,10 +23,12 @@ repeats (the turn prompt states the instruction once).
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from apo_agent.config import ContextMode
+from apo_agent.config import ContextMode, SearchQuery
+from apo_agent.constrained import ActionConstraint, ActionVocabulary, Allowed
 from shared_prompts import PromptConfig, system_prompt, turn_prompt
 
 _PLACEHOLDER = "ASSISTANT_TURN_PLACEHOLDER_7f3a"
@@ -34,14 +36,30 @@ _PLACEHOLDER = "ASSISTANT_TURN_PLACEHOLDER_7f3a"
 
 @dataclass
 class TokenSequence:
-    """Token ids and, for each, whether the agent sampled it."""
+    """Token ids and, for each, whether the agent sampled it (and, under constrained
+    decoding, from which ids: see `apo_agent.constrained`)."""
 
     ids: list[int] = field(default_factory=list)
     agent_mask: list[bool] = field(default_factory=list)
+    allowed: list[Allowed] = field(default_factory=list)
+    """Per id: the token ids it was sampled from, or None (the whole vocabulary). Empty
+    when nothing in the sequence was constrained."""
 
-    def extend(self, ids: list[int], agent: bool) -> None:
+    def extend(self, ids: list[int], agent: bool, allowed: Sequence[Allowed] | None = None) -> None:
+        if allowed is not None and len(allowed) != len(ids):
+            raise ValueError(f"{len(ids)} ids but {len(allowed)} allowed-token entries")
+        if allowed is not None and any(a is not None for a in allowed) and not self.allowed:
+            self.allowed = [None] * len(self.ids)
+        if self.allowed:
+            self.allowed.extend(allowed if allowed is not None else [None] * len(ids))
         self.ids.extend(ids)
         self.agent_mask.extend([agent] * len(ids))
+
+    def agent_allowed(self) -> list[Allowed]:
+        """The allowed ids of each agent token, in order (all None when unconstrained)."""
+        if not self.allowed:
+            return [None] * self.agent_tokens
+        return [a for a, agent in zip(self.allowed, self.agent_mask, strict=True) if agent]
 
     @property
     def agent_tokens(self) -> int:
@@ -69,6 +87,10 @@ class PromptEncoder:
         context: ``"full"`` or ``"last_observation"`` (see the module docstring).
         use_system_prompt: Whether contexts start with the system prompt.
         max_prompt_tokens: Longer prompts keep their last tokens.
+        constrain_actions: Sample answers only among the page's actions
+            (`apo_agent.constrained`); answers without thoughts only.
+        search_query: Under ``constrain_actions``: ``"free"`` queries, or ``"instruction"``
+            (the only search is the instruction itself).
     """
 
     def __init__(
@@ -78,6 +100,8 @@ class PromptEncoder:
         context: ContextMode = "full",
         use_system_prompt: bool = True,
         max_prompt_tokens: int = 8192,
+        constrain_actions: bool = False,
+        search_query: SearchQuery = "free",
     ) -> None:
         if getattr(tokenizer, "chat_template", None) is None:
             raise ValueError(
@@ -90,6 +114,16 @@ class PromptEncoder:
         self.use_system_prompt = use_system_prompt
         self.max_prompt_tokens = max_prompt_tokens
         self.stop_ids = stop_token_ids(tokenizer)
+        if constrain_actions and prompt_config.think:
+            raise ValueError(
+                "constrain_actions restricts the whole answer to an action, so it cannot hold "
+                "<think> text: set think=False, or constrain_actions=False"
+            )
+        if search_query != "free" and not constrain_actions:
+            raise ValueError(f"search_query={search_query!r} needs constrain_actions=True")
+        self.constrain_actions = constrain_actions
+        self.search_query = search_query
+        self._vocabulary: ActionVocabulary | None = None
         self._system = (
             [{"role": "system", "content": system_prompt(prompt_config)}] if use_system_prompt else []
         )
@@ -130,6 +164,15 @@ class PromptEncoder:
             tail = tail[len(self._end_of_turn) :]  # the model already said it
         return self.encode_text(tail)
 
+    def constraint(self, info: dict[str, Any]) -> ActionConstraint | None:
+        """What this page allows the answer to be (None unless ``constrain_actions``)."""
+        if not self.constrain_actions:
+            return None
+        if self._vocabulary is None:  # decoding the whole vocabulary once
+            self._vocabulary = ActionVocabulary(self.tokenizer, self.stop_ids)
+        fixed_query = info.get("instruction", "") if self.search_query == "instruction" else None
+        return ActionConstraint.for_page(self._vocabulary, info.get("available_actions", []), fixed_query)
+
     def answer_ids(self, answer: str) -> list[int]:
         """A demonstration answer as the model should sample it, ending with the stop token."""
         return [*self.encode_text(answer), self.stop_ids[0]]
@@ -167,7 +210,8 @@ def stop_token_ids(tokenizer: Any, generation_config: Any = None) -> list[int]:
 class EpisodeContext:
     """The growing token record of one episode: prompts, sampled answers and the agent mask.
 
-    Call `prompt` with each observation, then `record` with the ids the model sampled.
+    Call `prompt` with each observation, then `record` with the ids the model sampled;
+    in between, `constraint` says what the answer may be (constrained decoding).
     """
 
     def __init__(self, encoder: PromptEncoder) -> None:
@@ -175,11 +219,13 @@ class EpisodeContext:
         self.sequences: list[TokenSequence] = []
         self.actions: list[str] = []
         self.truncated_prompts = 0
+        self.constraint: ActionConstraint | None = None
         self._ended_with_stop = False
 
     def prompt(self, observation: str, info: dict[str, Any]) -> list[int]:
         """The ids the next action is conditioned on (also appended to the record)."""
         user = self.encoder.user_message(observation, info, self.actions)
+        self.constraint = self.encoder.constraint(info)
         if self.encoder.context == "last_observation" or not self.sequences:
             sequence = TokenSequence()
             sequence.extend(self.encoder.first_prompt_ids(user), agent=False)
@@ -195,10 +241,12 @@ class EpisodeContext:
             while drop < len(sequence.ids) and sequence.agent_mask[drop]:
                 drop += 1
             sequence.ids, sequence.agent_mask = sequence.ids[drop:], sequence.agent_mask[drop:]
+            sequence.allowed = sequence.allowed[drop:]
         return list(sequence.ids)
 
     def record(self, sampled_ids: list[int], action: str) -> None:
         """Appends the sampled ids (agent tokens) and remembers the action taken."""
-        self.sequences[-1].extend(list(sampled_ids), agent=True)
+        allowed = self.constraint.allowed_along(sampled_ids) if self.constraint is not None else None
+        self.sequences[-1].extend(list(sampled_ids), agent=True, allowed=allowed)
         self._ended_with_stop = bool(sampled_ids) and sampled_ids[-1] in self.encoder.stop_ids
         self.actions.append(action)

@@ -42,6 +42,8 @@ _REFERENCE_FIELDS = (
     "think",
     "max_observation_chars",
     "max_prompt_tokens",
+    "constrain_actions",
+    "search_query",
     "tiny_vocab_size",
     "tiny_hidden_size",
     "tiny_layers",

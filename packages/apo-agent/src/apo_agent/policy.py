@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from apo_agent.constrained import ActionConstraint, Allowed
 from apo_agent.context import TokenSequence, stop_token_ids
 
 # Padded tokens per forward pass when scoring many sequences (memory vs. speed).
@@ -157,15 +158,21 @@ class LMPolicy:
 
     @torch.no_grad()
     def generate(
-        self, prompts: Sequence[Sequence[int]], max_new_tokens: int, temperature: float
+        self,
+        prompts: Sequence[Sequence[int]],
+        max_new_tokens: int,
+        temperature: float,
+        constraints: Sequence[ActionConstraint | None] | None = None,
     ) -> list[list[int]]:
         """Samples one answer per prompt (in one left-padded batch); returns the new ids.
 
         Each answer ends at its first stop token (kept) or after ``max_new_tokens``.
         ``temperature == 0`` decodes greedily; otherwise tokens come from the full softmax
         (no top-k / top-p), so the answer's probability is exactly what `token_logprobs` scores.
+        ``constraints`` (one per prompt, or None) restrict each answer to its page's actions;
+        the softmax is then over the allowed tokens (`apo_agent.constrained`).
         """
-        from transformers import GenerationConfig
+        from transformers import GenerationConfig, LogitsProcessorList
 
         if not prompts:
             return []
@@ -192,6 +199,11 @@ class LMPolicy:
             id(_base_model(self.model)): _base_model(self.model),
         }.values():
             owner.generation_config = generation_config
+        processors = LogitsProcessorList()
+        if constraints is not None and any(c is not None for c in constraints):
+            if len(constraints) != len(prompts):
+                raise ValueError(f"{len(prompts)} prompts but {len(constraints)} constraints")
+            processors.append(_AllowedTokens(constraints, width))
         was_training = self.model.training
         self.model.eval()
         try:
@@ -200,6 +212,7 @@ class LMPolicy:
                     input_ids=input_ids.to(self.device),
                     attention_mask=attention_mask.to(self.device),
                     generation_config=generation_config,
+                    logits_processor=processors,
                 )
         finally:
             self.model.train(was_training)
@@ -269,7 +282,8 @@ class LMPolicy:
         targets = agent[:, first:].to(self.device)  # tokens scored by logits[:, :-1]
         picked = logits[:, :-1][targets].float()
         target_ids = inputs["input_ids"][:, first:][targets]
-        logprobs = torch.log_softmax(picked, dim=-1).gather(1, target_ids.unsqueeze(1)).squeeze(1)
+        allowed = [a for sequence in sequences for a in sequence.agent_allowed()]
+        logprobs = _restricted_logprobs(picked, target_ids, allowed)
         return list(torch.split(logprobs, targets.sum(dim=1).tolist()))
 
     def _logits(self, inputs: dict[str, torch.Tensor], keep: int) -> torch.Tensor:
@@ -280,6 +294,50 @@ class LMPolicy:
             except TypeError:
                 self._supports_logits_to_keep = False
         return self.model(**inputs, use_cache=False).logits[:, -keep:]
+
+
+def _restricted_logprobs(
+    logits: torch.Tensor, target_ids: torch.Tensor, allowed: Sequence[Allowed]
+) -> torch.Tensor:
+    """log softmax(logits)[target], the softmax taken over each row's allowed ids (all
+    ids where None): the probability under which constrained decoding sampled the token."""
+    logprobs = torch.log_softmax(logits, dim=-1).gather(1, target_ids.unsqueeze(1)).squeeze(1)
+    rows = [row for row, ids in enumerate(allowed) if ids is not None]
+    if not rows:
+        return logprobs
+    width = max(len(allowed[row] or ()) for row in rows)
+    index = torch.zeros((len(rows), width), dtype=torch.long)
+    valid = torch.zeros((len(rows), width), dtype=torch.bool)
+    for i, row in enumerate(rows):
+        ids = allowed[row] or ()
+        index[i, : len(ids)] = torch.tensor(ids, dtype=torch.long)
+        valid[i, : len(ids)] = True
+    rows_tensor = torch.tensor(rows, device=logits.device)
+    chosen = logits[rows_tensor]
+    candidates = chosen.gather(1, index.to(logits.device)).masked_fill(
+        ~valid.to(logits.device), float("-inf")
+    )
+    restricted = chosen.gather(1, target_ids[rows_tensor].unsqueeze(1)).squeeze(1) - candidates.logsumexp(1)
+    return logprobs.index_put((rows_tensor,), restricted)
+
+
+class _AllowedTokens:
+    """A transformers logits processor: every token outside a row's allowed ids gets -inf."""
+
+    def __init__(self, constraints: Sequence[ActionConstraint | None], prompt_width: int) -> None:
+        self.constraints = constraints
+        self.prompt_width = prompt_width
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        answers = input_ids[:, self.prompt_width :].tolist()
+        for row, constraint in enumerate(self.constraints):
+            allowed = constraint.allowed_next(answers[row]) if constraint is not None else None
+            if allowed is not None:
+                keep = torch.full_like(scores[row], float("-inf"))
+                index = torch.tensor(allowed, device=scores.device)
+                keep[index] = scores[row, index]
+                scores[row] = keep
+        return scores
 
 
 def _base_model(model: Any) -> Any:

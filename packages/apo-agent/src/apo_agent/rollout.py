@@ -127,7 +127,10 @@ def collect_episodes(
             texts = [demonstrator(s, running[s]["observation"], running[s]["info"]) for s in slots]
             answers = [encoder.answer_ids(text) for text in texts]
         elif policy is not None:
-            answers = policy.generate(prompts, max_new_tokens=max_new_tokens, temperature=temperature)
+            constraints = [running[s]["context"].constraint for s in slots]
+            answers = policy.generate(
+                prompts, max_new_tokens=max_new_tokens, temperature=temperature, constraints=constraints
+            )
             texts = [policy.tokenizer.decode(answer, skip_special_tokens=True) for answer in answers]
         else:
             raise ValueError("collect_episodes needs a policy or a demonstrator")

@@ -97,7 +97,13 @@ def env_spec(config: TrainConfig) -> EnvSpec:
 def prompt_encoder(tokenizer: Any, config: TrainConfig) -> PromptEncoder:
     prompt_config = PromptConfig(think=config.think, max_observation_chars=config.max_observation_chars)
     return PromptEncoder(
-        tokenizer, prompt_config, config.context, config.system_prompt, config.max_prompt_tokens
+        tokenizer,
+        prompt_config,
+        config.context,
+        config.system_prompt,
+        config.max_prompt_tokens,
+        constrain_actions=config.constrain_actions,
+        search_query=config.search_query,
     )
 
 
@@ -137,6 +143,8 @@ def _reference_cache_key(reference_fingerprint: str, spec: EnvSpec, config: Trai
         "max_observation_chars": config.max_observation_chars,
         "max_new_tokens": config.max_new_tokens,
         "max_prompt_tokens": config.max_prompt_tokens,
+        "constrain_actions": config.constrain_actions,
+        "search_query": config.search_query,
         "temperature": config.temperature,
         "seed": config.seed,
     }

@@ -97,6 +97,8 @@ def collect_demonstrations(
 
     def answer(slot: int, observation: str, info: dict[str, Any]) -> str:
         action = demonstrators[slot].act(observation, info)
+        if action.startswith("search[") and encoder.search_query == "instruction":
+            action = f"search[{info['instruction']}]"  # the only search the policy can make
         return format_model_output(action)
 
     requests = [(goal, seed * 7919 + goal) for goal in goal_indices]
