@@ -46,6 +46,20 @@ def test_on_a_results_page_it_opens_a_product_that_is_on_the_page():
         assert PRODUCT.fullmatch(action) and action in info["available_actions"]
 
 
+def test_the_first_result_variant_always_opens_the_first_product():
+    env = gym.make("WebShop-Mini-Text-v0", split="train")
+    expert = NoisyExpert(env, 0.0, 0.0, random.Random(0), product="first")
+    goal_or_first = NoisyExpert(env, 0.0, 0.0, random.Random(0))
+    differs = 0
+    for goal in range(20):
+        observation, info = env.reset(seed=goal, options={"goal_index": goal})
+        observation, _, _, _, info = env.step(expert.act(observation, info))
+        products = [a for a in info["available_actions"] if PRODUCT.fullmatch(a)]
+        assert expert.act(observation, info) == products[0]
+        differs += goal_or_first.act(observation, info) != products[0]
+    assert differs  # the goal's product is not always the first result
+
+
 def test_warm_start_lowers_the_loss_on_demonstrations(tokenizer):
     envs = [gym.make("WebShop-Mini-Text-v0", split="train", max_steps=6) for _ in range(4)]
     encoder = PromptEncoder(

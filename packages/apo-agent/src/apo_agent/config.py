@@ -22,9 +22,11 @@ from typing import Any, Literal
 Algorithm = Literal["apo", "grpo"]
 ContextMode = Literal["full", "last_observation"]
 SearchQuery = Literal["free", "instruction"]
+DemoProduct = Literal["goal_or_first", "first"]
 ALGORITHMS = ("apo", "grpo")
 CONTEXT_MODES = ("full", "last_observation")
 SEARCH_QUERIES = ("free", "instruction")
+DEMO_PRODUCTS = ("goal_or_first", "first")
 TINY_MODEL = "tiny"
 
 
@@ -137,6 +139,10 @@ class TrainConfig:
     is deliberately imperfect so that pi_ref leaves room for RL."""
     demo_random_action_prob: float = 0.1
     """Chance, per step, that the demonstrator clicks a random available button instead."""
+    demo_product: DemoProduct = "goal_or_first"
+    """Which result the demonstrator opens: the goal's product when it is on the page, else
+    the first (``"goal_or_first"``), or always the first (``"first"``: a rule the page shows,
+    which a small model imitates far better)."""
 
     # ---- Stage 1: estimate_optimal_values -------------------------------------------------------
     reference_samples: int = 8
@@ -198,6 +204,7 @@ class TrainConfig:
         _choice("algorithm", self.algorithm, ALGORITHMS)
         _choice("context", self.context, CONTEXT_MODES)
         _choice("search_query", self.search_query, SEARCH_QUERIES)
+        _choice("demo_product", self.demo_product, DEMO_PRODUCTS)
         if self.search_query != "free" and not self.constrain_actions:
             raise ValueError(
                 f"search_query={self.search_query!r} is a decoding constraint: set constrain_actions=True"

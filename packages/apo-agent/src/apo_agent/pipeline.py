@@ -54,6 +54,7 @@ _REFERENCE_FIELDS = (
     "demo_goals",
     "demo_skip_options_prob",
     "demo_random_action_prob",
+    "demo_product",
 )
 
 
@@ -103,6 +104,7 @@ def build_reference(config: TrainConfig) -> str:
         split_goals(envs[0], config.demo_goals),
         skip_options_prob=config.demo_skip_options_prob,
         random_action_prob=config.demo_random_action_prob,
+        product=config.demo_product,
         seed=config.seed,
         progress=config.progress,
     )

@@ -29,6 +29,7 @@ import gymnasium as gym
 import torch
 from tqdm.auto import tqdm
 
+from apo_agent.config import DemoProduct
 from apo_agent.context import PromptEncoder, TokenSequence
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import Episode, collect_episodes
@@ -49,13 +50,24 @@ class NoisyExpert:
             product, without choosing options.
         random_action_prob: Per step, the chance that it clicks a random available button.
         rng: Source of its randomness.
+        product: On a results page, ``"goal_or_first"`` opens the goal's product when it
+            is on the page, otherwise the first result; ``"first"`` always opens the first
+            result (a rule the page alone shows, so a small model can imitate it).
     """
 
-    def __init__(self, env: gym.Env, skip_options_prob: float, random_action_prob: float, rng: random.Random):
+    def __init__(
+        self,
+        env: gym.Env,
+        skip_options_prob: float,
+        random_action_prob: float,
+        rng: random.Random,
+        product: DemoProduct = "goal_or_first",
+    ):
         self.expert = ExpertPolicy(env)
         self.skip_options_prob = skip_options_prob
         self.random_action_prob = random_action_prob
         self.rng = rng
+        self.product = product
         self._skip_options = False
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
@@ -69,9 +81,9 @@ class NoisyExpert:
         if page == "results":
             target = click_action(self.expert.env.unwrapped.goal.asin.lower())  # type: ignore[attr-defined]
             products = [a for a in available if _PRODUCT_CLICK.fullmatch(a)]
-            if target in available or not products:
-                return self.expert.act(observation, info)
-            return products[0]
+            if products and (self.product == "first" or target not in available):
+                return products[0]
+            return self.expert.act(observation, info)
         if page == "item" and _BUY in available:
             option = None if self._skip_options else self.expert.next_option(info)
             return option or _BUY
@@ -85,6 +97,7 @@ def collect_demonstrations(
     *,
     skip_options_prob: float,
     random_action_prob: float,
+    product: DemoProduct = "goal_or_first",
     seed: int = 0,
     progress: bool = True,
 ) -> list[Episode]:
@@ -93,7 +106,7 @@ def collect_demonstrations(
     Answers are the bare ``<action>...</action>`` (demonstrations carry no thoughts).
     """
     rng = random.Random(seed)
-    demonstrators = [NoisyExpert(env, skip_options_prob, random_action_prob, rng) for env in envs]
+    demonstrators = [NoisyExpert(env, skip_options_prob, random_action_prob, rng, product) for env in envs]
 
     def answer(slot: int, observation: str, info: dict[str, Any]) -> str:
         action = demonstrators[slot].act(observation, info)
