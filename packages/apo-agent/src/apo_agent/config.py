@@ -27,6 +27,22 @@ ALGORITHMS = ("apo", "grpo")
 CONTEXT_MODES = ("full", "last_observation")
 SEARCH_QUERIES = ("free", "instruction")
 DEMO_PRODUCTS = ("goal_or_first", "first")
+
+# What the policy reads and what it may say: results that depend on its behaviour (a stored
+# pi_ref, Stage 1's cached rewards) are keyed by these fields.
+PROMPT_FIELDS = (
+    "context",
+    "system_prompt",
+    "think",
+    "max_observation_chars",
+    "max_prompt_tokens",
+    "constrain_actions",
+    "search_query",
+)
+THOUGHTS_UNDER_CONSTRAINT = (
+    "constrain_actions restricts the whole answer to an action, so it cannot hold "
+    "<think> text: set think=False, or constrain_actions=False"
+)
 TINY_MODEL = "tiny"
 
 
@@ -223,10 +239,7 @@ class TrainConfig:
         if self.eval_temperature < 0:
             raise ValueError(f"eval_temperature must be >= 0 (0 is greedy), got {self.eval_temperature}")
         if self.constrain_actions and self.think:
-            raise ValueError(
-                "constrain_actions restricts the whole answer to an action, so it cannot hold "
-                "<think> text: set think=False, or constrain_actions=False"
-            )
+            raise ValueError(THOUGHTS_UNDER_CONSTRAINT)
         if self.max_new_tokens < 4:
             raise ValueError(f"max_new_tokens={self.max_new_tokens} cannot hold an action; use at least 16")
         if self.max_prompt_tokens < 64:

@@ -29,7 +29,7 @@ from __future__ import annotations
 import bisect
 from collections import defaultdict
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from shared_prompts import format_model_output
@@ -98,6 +98,8 @@ class ActionConstraint:
     """Complete answer texts (the click actions), as the tokenizer spells them."""
     open_prefix: str | None
     """Answer text after which anything goes (the search query); None without a search bar."""
+    _after: dict[str, Allowed] = field(default_factory=dict, compare=False, repr=False)
+    """`_allowed_after` by answer text so far: generation asks again for every prefix at every step."""
 
     @classmethod
     def for_page(
@@ -147,6 +149,11 @@ class ActionConstraint:
         return along, None if free else self._allowed_after(text)
 
     def _allowed_after(self, text: str) -> Allowed:
+        if text not in self._after:
+            self._after[text] = self._compute_allowed_after(text)
+        return self._after[text]
+
+    def _compute_allowed_after(self, text: str) -> Allowed:
         vocabulary = self.vocabulary
         if self.open_prefix is not None and text.startswith(self.open_prefix):
             return None

@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from apo_agent.config import ContextMode, SearchQuery
+from apo_agent.config import THOUGHTS_UNDER_CONSTRAINT, ContextMode, SearchQuery
 from apo_agent.constrained import ActionConstraint, ActionVocabulary, Allowed
 from shared_prompts import PromptConfig, system_prompt, turn_prompt
 
@@ -42,23 +42,21 @@ class TokenSequence:
     ids: list[int] = field(default_factory=list)
     agent_mask: list[bool] = field(default_factory=list)
     allowed: list[Allowed] = field(default_factory=list)
-    """Per id: the token ids it was sampled from, or None (the whole vocabulary). Empty
-    when nothing in the sequence was constrained."""
+    """Per id: the token ids it was sampled from, or None (the whole vocabulary)."""
+
+    def __post_init__(self) -> None:
+        if not self.allowed:
+            self.allowed = [None] * len(self.ids)
 
     def extend(self, ids: list[int], agent: bool, allowed: Sequence[Allowed] | None = None) -> None:
         if allowed is not None and len(allowed) != len(ids):
             raise ValueError(f"{len(ids)} ids but {len(allowed)} allowed-token entries")
-        if allowed is not None and any(a is not None for a in allowed) and not self.allowed:
-            self.allowed = [None] * len(self.ids)
-        if self.allowed:
-            self.allowed.extend(allowed if allowed is not None else [None] * len(ids))
         self.ids.extend(ids)
         self.agent_mask.extend([agent] * len(ids))
+        self.allowed.extend(allowed if allowed is not None else [None] * len(ids))
 
     def agent_allowed(self) -> list[Allowed]:
-        """The allowed ids of each agent token, in order (all None when unconstrained)."""
-        if not self.allowed:
-            return [None] * self.agent_tokens
+        """The allowed ids of each agent token, in order."""
         return [a for a, agent in zip(self.allowed, self.agent_mask, strict=True) if agent]
 
     @property
@@ -115,10 +113,7 @@ class PromptEncoder:
         self.max_prompt_tokens = max_prompt_tokens
         self.stop_ids = stop_token_ids(tokenizer)
         if constrain_actions and prompt_config.think:
-            raise ValueError(
-                "constrain_actions restricts the whole answer to an action, so it cannot hold "
-                "<think> text: set think=False, or constrain_actions=False"
-            )
+            raise ValueError(THOUGHTS_UNDER_CONSTRAINT)
         if search_query != "free" and not constrain_actions:
             raise ValueError(f"search_query={search_query!r} needs constrain_actions=True")
         self.constrain_actions = constrain_actions

@@ -19,7 +19,7 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
-from apo_agent.config import TINY_MODEL, TrainConfig
+from apo_agent.config import PROMPT_FIELDS, TINY_MODEL, TrainConfig
 from apo_agent.evaluation import EvalResult, evaluate
 from apo_agent.policy import LMPolicy, resolve_device
 from apo_agent.rollout import make_envs
@@ -37,13 +37,7 @@ _REFERENCE_FIELDS = (
     "reward",
     "shaping_discount",
     "max_steps",
-    "context",
-    "system_prompt",
-    "think",
-    "max_observation_chars",
-    "max_prompt_tokens",
-    "constrain_actions",
-    "search_query",
+    *PROMPT_FIELDS,
     "tiny_vocab_size",
     "tiny_hidden_size",
     "tiny_layers",

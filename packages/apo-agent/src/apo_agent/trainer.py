@@ -59,7 +59,7 @@ import torch
 from tqdm.auto import tqdm
 
 from apo_agent.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
-from apo_agent.config import TrainConfig
+from apo_agent.config import PROMPT_FIELDS, TrainConfig
 from apo_agent.context import PromptEncoder
 from apo_agent.evaluation import evaluate
 from apo_agent.metrics import MetricsLogger, plot_learning_curve, read_metrics
@@ -120,7 +120,7 @@ def seed_everything(seed: int) -> np.random.Generator:
 
 
 def load_policy(model: str, config: TrainConfig) -> LMPolicy:
-    policy = LMPolicy.load(
+    return LMPolicy.load(
         model,
         device=config.device,
         bf16=config.bf16,
@@ -129,7 +129,6 @@ def load_policy(model: str, config: TrainConfig) -> LMPolicy:
         lora_dropout=config.lora_dropout,
         gradient_checkpointing=config.gradient_checkpointing,
     )
-    return policy
 
 
 def _reference_cache_key(reference_fingerprint: str, spec: EnvSpec, config: TrainConfig) -> dict[str, Any]:
@@ -137,16 +136,7 @@ def _reference_cache_key(reference_fingerprint: str, spec: EnvSpec, config: Trai
         "reference_weights": reference_fingerprint,
         "env": spec.describe(),
         "split": "train",
-        "context": config.context,
-        "system_prompt": config.system_prompt,
-        "think": config.think,
-        "max_observation_chars": config.max_observation_chars,
-        "max_new_tokens": config.max_new_tokens,
-        "max_prompt_tokens": config.max_prompt_tokens,
-        "constrain_actions": config.constrain_actions,
-        "search_query": config.search_query,
-        "temperature": config.temperature,
-        "seed": config.seed,
+        **{name: getattr(config, name) for name in (*PROMPT_FIELDS, "max_new_tokens", "temperature", "seed")},
     }
 
 
