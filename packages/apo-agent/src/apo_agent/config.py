@@ -39,11 +39,22 @@ PROMPT_FIELDS = (
     "constrain_actions",
     "search_query",
 )
-THOUGHTS_UNDER_CONSTRAINT = (
-    "constrain_actions restricts the whole answer to an action, so it cannot hold "
-    "<think> text: set think=False, or constrain_actions=False"
-)
 TINY_MODEL = "tiny"
+
+
+def check_decoding(think: bool, constrain_actions: bool, search_query: str) -> None:
+    """Refuses answer formats that cannot work together (the config and the prompt encoder
+    both check, so a bad run stops before its warm start)."""
+    _choice("search_query", search_query, SEARCH_QUERIES)
+    if constrain_actions and think:
+        raise ValueError(
+            "constrain_actions restricts the whole answer to an action, so it cannot hold "
+            "<think> text: set think=False, or constrain_actions=False"
+        )
+    if search_query != "free" and not constrain_actions:
+        raise ValueError(
+            f"search_query={search_query!r} is a decoding constraint: set constrain_actions=True"
+        )
 
 
 @dataclass
@@ -219,12 +230,8 @@ class TrainConfig:
     def __post_init__(self) -> None:
         _choice("algorithm", self.algorithm, ALGORITHMS)
         _choice("context", self.context, CONTEXT_MODES)
-        _choice("search_query", self.search_query, SEARCH_QUERIES)
         _choice("demo_product", self.demo_product, DEMO_PRODUCTS)
-        if self.search_query != "free" and not self.constrain_actions:
-            raise ValueError(
-                f"search_query={self.search_query!r} is a decoding constraint: set constrain_actions=True"
-            )
+        check_decoding(self.think, self.constrain_actions, self.search_query)
         for name in ("steps", "reference_samples", "episodes_per_step", "num_envs", "max_steps"):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
@@ -238,8 +245,6 @@ class TrainConfig:
             )
         if self.eval_temperature < 0:
             raise ValueError(f"eval_temperature must be >= 0 (0 is greedy), got {self.eval_temperature}")
-        if self.constrain_actions and self.think:
-            raise ValueError(THOUGHTS_UNDER_CONSTRAINT)
         if self.max_new_tokens < 4:
             raise ValueError(f"max_new_tokens={self.max_new_tokens} cannot hold an action; use at least 16")
         if self.max_prompt_tokens < 64:

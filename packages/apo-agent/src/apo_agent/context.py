@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from apo_agent.config import THOUGHTS_UNDER_CONSTRAINT, ContextMode, SearchQuery
+from apo_agent.config import ContextMode, SearchQuery, check_decoding
 from apo_agent.constrained import ActionConstraint, ActionVocabulary, Allowed
 from shared_prompts import PromptConfig, system_prompt, turn_prompt
 
@@ -112,10 +112,7 @@ class PromptEncoder:
         self.use_system_prompt = use_system_prompt
         self.max_prompt_tokens = max_prompt_tokens
         self.stop_ids = stop_token_ids(tokenizer)
-        if constrain_actions and prompt_config.think:
-            raise ValueError(THOUGHTS_UNDER_CONSTRAINT)
-        if search_query != "free" and not constrain_actions:
-            raise ValueError(f"search_query={search_query!r} needs constrain_actions=True")
+        check_decoding(prompt_config.think, constrain_actions, search_query)
         self.constrain_actions = constrain_actions
         self.search_query = search_query
         self._vocabulary: ActionVocabulary | None = None
