@@ -28,12 +28,11 @@ from pathlib import Path
 from typing import Any
 
 from apo_agent.__main__ import parse_config_value
-from apo_agent.config import TrainConfig
+from apo_agent.config import ALGORITHMS, TrainConfig
 from apo_agent.metrics import read_metrics
 from apo_agent.pipeline import run_pipeline
 from benchmarks.machine import describe_machine
 
-ALGORITHMS = ("apo", "grpo")
 LABELS = {"apo": "A*PO", "grpo": "GRPO"}
 KEPT_FILES = ("metrics.csv", "learning_curve.png", "results.json", "config.json")
 

@@ -17,16 +17,17 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 Algorithm = Literal["apo", "grpo"]
 ContextMode = Literal["full", "last_observation"]
 SearchQuery = Literal["free", "instruction"]
 DemoProduct = Literal["goal_or_first", "first"]
-ALGORITHMS = ("apo", "grpo")
-CONTEXT_MODES = ("full", "last_observation")
-SEARCH_QUERIES = ("free", "instruction")
-DEMO_PRODUCTS = ("goal_or_first", "first")
+# The allowed values, read off the types so that the two cannot drift apart.
+ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
+CONTEXT_MODES: tuple[ContextMode, ...] = get_args(ContextMode)
+SEARCH_QUERIES: tuple[SearchQuery, ...] = get_args(SearchQuery)
+DEMO_PRODUCTS: tuple[DemoProduct, ...] = get_args(DemoProduct)
 
 # What the policy reads and what it may say: results that depend on its behaviour (a stored
 # pi_ref, Stage 1's cached rewards) are keyed by these fields.
