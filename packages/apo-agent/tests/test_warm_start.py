@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import random
-import re
 
 import gymnasium as gym
+import pytest
 import torch
 
 from apo_agent.context import PromptEncoder
@@ -13,9 +13,8 @@ from apo_agent.policy import LMPolicy
 from apo_agent.tiny import build_tiny_model, product_ids
 from apo_agent.warm_start import NoisyExpert, collect_demonstrations, supervised_warm_start
 from shared_prompts import PromptConfig
+from webshop_gym.actions import clicked_product
 from webshop_gym.policies import run_episode
-
-PRODUCT = re.compile(r"click\[[a-z0-9]{10}\]")
 
 
 def play(skip_options_prob, random_action_prob, goals=range(40)):
@@ -43,7 +42,7 @@ def test_on_a_results_page_it_opens_a_product_that_is_on_the_page():
         observation, info = env.reset(seed=goal, options={"goal_index": goal})
         observation, _, _, _, info = env.step(expert.act(observation, info))
         action = expert.act(observation, info)
-        assert PRODUCT.fullmatch(action) and action in info["available_actions"]
+        assert clicked_product(action) and action in info["available_actions"]
 
 
 def test_the_first_result_variant_always_opens_the_first_product():
@@ -54,10 +53,16 @@ def test_the_first_result_variant_always_opens_the_first_product():
     for goal in range(20):
         observation, info = env.reset(seed=goal, options={"goal_index": goal})
         observation, _, _, _, info = env.step(expert.act(observation, info))
-        products = [a for a in info["available_actions"] if PRODUCT.fullmatch(a)]
+        products = [a for a in info["available_actions"] if clicked_product(a)]
         assert expert.act(observation, info) == products[0]
         differs += goal_or_first.act(observation, info) != products[0]
     assert differs  # the goal's product is not always the first result
+
+
+def test_an_unknown_product_rule_is_refused():
+    env = gym.make("WebShop-Mini-Text-v0", split="train")
+    with pytest.raises(ValueError, match="goal_or_first"):
+        NoisyExpert(env, 0.0, 0.0, random.Random(0), product="best")  # type: ignore[arg-type]
 
 
 def test_warm_start_lowers_the_loss_on_demonstrations(tokenizer):

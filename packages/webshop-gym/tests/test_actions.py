@@ -12,6 +12,7 @@ from webshop_gym.actions import (
     SEARCH_PLACEHOLDER,
     Action,
     click_action,
+    clicked_product,
     parse_action,
     search_action,
 )
@@ -97,6 +98,21 @@ def test_format_helpers_round_trip() -> None:
     assert str(Action("click", "buy now")) == "click[buy now]"
     # The placeholder itself is a well-formed search action.
     assert parse_action(SEARCH_PLACEHOLDER) == Action("search", "<query>")
+
+
+@pytest.mark.parametrize(
+    ("action", "product"),
+    [
+        ("click[b078gwrc1j]", "b078gwrc1j"),
+        ("click[buy now]", None),
+        ("click[x-large]", None),
+        ("click[b078gwrc1j2]", None),  # eleven characters: an option value, not an id
+        ("search[b078gwrc1j]", None),
+        ("click[b078gwrc1j] ", None),  # available actions are never padded
+    ],
+)
+def test_clicked_product_reads_product_clicks_only(action: str, product: str | None) -> None:
+    assert clicked_product(action) == product
 
 
 @given(st.text())

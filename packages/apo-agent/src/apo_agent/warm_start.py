@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import math
 import random
-import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,16 +28,15 @@ import gymnasium as gym
 import torch
 from tqdm.auto import tqdm
 
-from apo_agent.config import DemoProduct
+from apo_agent.config import DEMO_PRODUCTS, DemoProduct
 from apo_agent.context import PromptEncoder, TokenSequence
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import Episode, collect_episodes
 from shared_prompts import format_model_output
-from webshop_gym.actions import click_action
+from webshop_gym.actions import click_action, clicked_product
 from webshop_gym.policies import ExpertPolicy
 
 _BUY = click_action("buy now")
-_PRODUCT_CLICK = re.compile(r"click\[[a-z0-9]{10}\]")
 
 
 class NoisyExpert:
@@ -63,6 +61,8 @@ class NoisyExpert:
         rng: random.Random,
         product: DemoProduct = "goal_or_first",
     ):
+        if product not in DEMO_PRODUCTS:
+            raise ValueError(f"product must be one of {DEMO_PRODUCTS}, got {product!r}")
         self.expert = ExpertPolicy(env)
         self.skip_options_prob = skip_options_prob
         self.random_action_prob = random_action_prob
@@ -80,7 +80,7 @@ class NoisyExpert:
         page = info.get("page")
         if page == "results":
             target = click_action(self.expert.env.unwrapped.goal.asin.lower())  # type: ignore[attr-defined]
-            products = [a for a in available if _PRODUCT_CLICK.fullmatch(a)]
+            products = [a for a in available if clicked_product(a)]
             if products and (self.product == "first" or target not in available):
                 return products[0]
             return self.expert.act(observation, info)

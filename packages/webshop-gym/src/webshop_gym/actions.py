@@ -34,6 +34,7 @@ Example:
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal, cast
 
@@ -44,6 +45,7 @@ __all__ = [
     "Action",
     "ActionKind",
     "click_action",
+    "clicked_product",
     "parse_action",
     "search_action",
 ]
@@ -56,6 +58,9 @@ SEARCH_PLACEHOLDER = "search[<query>]"
 
 # One description of the grammar for prompts and error messages.
 GRAMMAR = "search[keywords] or click[button text]"
+
+# Product ids as the shop lists them in `available_actions`: ten lower-case letters and digits.
+_PRODUCT_CLICK = re.compile(r"click\[([a-z0-9]{10})\]")
 
 # Error messages quote the offending action; a 100 KB action should not make a 100 KB
 # error message.
@@ -89,6 +94,18 @@ def click_action(text: str) -> str:
     'click[buy now]'
     """
     return f"click[{text}]"
+
+
+def clicked_product(action: str) -> str | None:
+    """The product id an available click opens, or ``None`` for any other action.
+
+    Reads actions as `available_actions` spells them (lower case, no padding).
+
+    >>> clicked_product("click[b078gwrc1j]"), clicked_product("click[buy now]")
+    ('b078gwrc1j', None)
+    """
+    match = _PRODUCT_CLICK.fullmatch(action)
+    return match.group(1) if match else None
 
 
 def _preview(text: str) -> str:

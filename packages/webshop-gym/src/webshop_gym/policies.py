@@ -23,7 +23,7 @@ from typing import Any, Protocol
 import gymnasium as gym
 from rapidfuzz import fuzz, utils
 
-from webshop_gym.actions import click_action, search_action
+from webshop_gym.actions import click_action, clicked_product, search_action
 
 _PRICE_TEXT = re.compile(r",? and price lower than [\d.]+ dollars$")
 RESULT_PAGES_TO_SCAN = 5  # the results hold 50 hits, 10 per page
@@ -47,15 +47,11 @@ class RulePolicy:
         if info["page"] == "search":
             return search_action(info["instruction"])
         if info["page"] == "results":
-            products = [a for a in available if _is_product_click(a)]
+            products = [a for a in available if clicked_product(a)]
             return products[0] if products else click_action("back to search")
         if _available(info, click_action("buy now")):
             return click_action("buy now")
         return click_action("< prev")
-
-
-def _is_product_click(action: str) -> bool:
-    return re.fullmatch(r"click\[[a-z0-9]{10}\]", action) is not None
 
 
 class ExpertPolicy:

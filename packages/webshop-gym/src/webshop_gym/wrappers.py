@@ -41,7 +41,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from webshop_gym.actions import SEARCH_PLACEHOLDER, click_action, search_action
+from webshop_gym.actions import SEARCH_PLACEHOLDER, click_action, clicked_product, search_action
 
 __all__ = [
     "DiscreteActions",
@@ -60,7 +60,6 @@ __all__ = [
 SEP = " [SEP] "
 _PRICE_CLAUSE = re.compile(r",?\s*and price lower than\s*([\d.,]+)\s*dollars\s*$", re.I)
 _PRICE_NUMBER = re.compile(r"\$\s*([\d,]+(?:\.\d+)?)")
-_ASIN_CLICK = re.compile(r"click\[([a-z0-9]{10})\]")
 _TOKEN = re.compile(r"[a-z0-9]+")
 
 # Words that say nothing about the product: dropped from queries and from overlap scores.
@@ -180,7 +179,7 @@ def read_results(observation: str, available_actions: Sequence[str]) -> list[Res
     >>> read_results(page, ["click[b000000001]", "click[b000000002]"])[1]
     ResultEntry(asin='b000000002', title='', price='$5.0', rank=1)
     """
-    products = {m.group(1) for a in available_actions if (m := _ASIN_CLICK.fullmatch(a))}
+    products = {asin for a in available_actions if (asin := clicked_product(a))}
     parts = observation.split(SEP)
     try:
         start = parts.index("Next >") + 1
@@ -290,7 +289,7 @@ def _slot_kind(action: str, products: Mapping[str, ResultEntry]) -> str:
     if action == SEARCH_PLACEHOLDER or action.startswith("search["):
         return "search"
     target = action[len("click[") : -1].lower()
-    if target in products or _ASIN_CLICK.fullmatch(action):
+    if target in products or clicked_product(action):
         return "product"
     if target in _TABS:
         return "tab"
