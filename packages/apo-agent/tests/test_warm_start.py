@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import random
 
 import gymnasium as gym
@@ -11,7 +12,12 @@ import torch
 from apo_agent.context import PromptEncoder
 from apo_agent.policy import LMPolicy
 from apo_agent.tiny import build_tiny_model, product_ids
-from apo_agent.warm_start import NoisyExpert, collect_demonstrations, supervised_warm_start
+from apo_agent.warm_start import (
+    NoisyExpert,
+    collect_demonstrations,
+    option_variant,
+    supervised_warm_start,
+)
 from shared_prompts import PromptConfig
 from webshop_gym.actions import clicked_product
 from webshop_gym.policies import run_episode
@@ -63,6 +69,63 @@ def test_an_unknown_product_rule_is_refused():
     env = gym.make("WebShop-Mini-Text-v0", split="train")
     with pytest.raises(ValueError, match="goal_or_first"):
         NoisyExpert(env, 0.0, 0.0, random.Random(0), product="best")  # type: ignore[arg-type]
+
+
+def test_an_option_variant_names_other_values_of_the_same_option():
+    world = gym.make("WebShop-Mini-Text-v0", split="train").unwrapped
+    rng = random.Random(0)
+    changed = 0
+    for index in world.goal_indices[:60]:
+        goal = world.all_goals[index]
+        variant = option_variant(goal, world.catalog, rng)
+        if not goal.goal_options:
+            assert variant is None
+            continue
+        product = world.catalog.get(goal.asin)
+        for old, new in zip(goal.goal_options, variant.goal_options, strict=True):
+            group = next(values for values in product.options.values() if old in values)
+            assert new in [value.lower() for value in group]
+            assert new in variant.instruction_text
+        assert (variant.asin, variant.attributes, variant.price_upper) == (
+            goal.asin,
+            goal.attributes,
+            goal.price_upper,
+        )
+        changed += variant.goal_options != tuple(value.lower() for value in goal.goal_options)
+    assert changed >= 20
+
+
+def test_option_variants_without_named_options_are_skipped():
+    world = gym.make("WebShop-Mini-Text-v0", split="train").unwrapped
+    goal = next(world.all_goals[i] for i in world.goal_indices if world.all_goals[i].goal_options)
+    unnamed = dataclasses.replace(goal, instruction_text="i want it")
+    assert option_variant(unnamed, world.catalog, random.Random(0)) is None
+    assert (
+        option_variant(dataclasses.replace(goal, asin="B0NOTTHERE"), world.catalog, random.Random(0)) is None
+    )
+
+
+def test_option_variant_demonstrations_are_product_page_turns_that_choose_the_new_options(tokenizer):
+    envs = [gym.make("WebShop-Mini-Text-v0", split="train") for _ in range(4)]
+    goals_before = envs[0].unwrapped.all_goals
+    encoder = PromptEncoder(
+        tokenizer, PromptConfig(think=False, max_observation_chars=120), "last_observation", False, 512
+    )
+    goals = list(range(10))
+    with_options = sum(bool(goals_before[envs[0].unwrapped.goal_indices[g]].goal_options) for g in goals)
+    demonstrations = collect_demonstrations(
+        envs, encoder, goals, skip_options_prob=0.0, random_action_prob=0.0, option_variants=2, progress=False
+    )
+    assert envs[0].unwrapped.all_goals is goals_before  # the envs play their own goals again
+    plain, variants = demonstrations[:10], demonstrations[10:]
+    assert len(variants) == 2 * with_options
+    assert all(episode.actions[0].startswith("search[") for episode in plain)
+    for episode in variants:
+        assert episode.actions and episode.actions[-1] == "click[buy now]"
+        assert len(episode.sequences) == len(episode.actions)
+        assert not any(a.startswith("search[") or clicked_product(a) for a in episode.actions)
+        assert len(episode.actions) >= 2  # at least one option, then buy
+    assert sum(episode.success for episode in variants) >= 0.8 * len(variants)
 
 
 def test_warm_start_lowers_the_loss_on_demonstrations(tokenizer):

@@ -172,6 +172,12 @@ class TrainConfig:
     the first (``"goal_or_first"``), or always the first (``"first"``: a rule the page shows,
     which a small model imitates far better)."""
 
+    demo_option_variants: int = 0
+    """Per demonstration goal with options, this many more demonstrations of its product
+    bought with other option values (the instruction rewritten to name them; product-page
+    turns only): without them a small model remembers each product's options instead of
+    reading them from the instruction (`apo_agent.warm_start`)."""
+
     # ---- Stage 1: estimate_optimal_values -------------------------------------------------------
     reference_samples: int = 8
     """N: reference episodes per training goal."""
@@ -277,6 +283,8 @@ class TrainConfig:
                 "model='tiny' starts from random weights: set sft_epochs >= 1 so that the warm start "
                 "makes a reference policy worth improving"
             )
+        if self.demo_option_variants < 0:
+            raise ValueError(f"demo_option_variants must be >= 0, got {self.demo_option_variants}")
         for name in ("demo_skip_options_prob", "demo_random_action_prob"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a probability, got {getattr(self, name)}")

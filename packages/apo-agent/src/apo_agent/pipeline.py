@@ -49,6 +49,7 @@ _REFERENCE_FIELDS = (
     "demo_skip_options_prob",
     "demo_random_action_prob",
     "demo_product",
+    "demo_option_variants",
 )
 
 
@@ -99,6 +100,7 @@ def build_reference(config: TrainConfig) -> str:
         skip_options_prob=config.demo_skip_options_prob,
         random_action_prob=config.demo_random_action_prob,
         product=config.demo_product,
+        option_variants=config.demo_option_variants,
         seed=config.seed,
         progress=config.progress,
     )

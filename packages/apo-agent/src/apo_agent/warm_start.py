@@ -11,6 +11,12 @@ imperfect (`NoisyExpert`):
   buys at once without choosing options;
 * now and then it clicks a random button.
 
+A small model trained from scratch on one demonstration per goal remembers which option each
+product was bought with instead of reading it from the instruction (each product comes with
+only one or two instructions). `option_variants` adds, per goal, demonstrations of the same
+product bought with other option values, the instruction rewritten to name them: on those
+pages only the instruction tells the options apart, so copying is the only way to fit them.
+
 A model that imitates it inherits those habits, so pi_ref succeeds only part of the time and
 RL has something to fix: choose the options, avoid detours. Demonstrations are recorded with
 `collect_episodes` and the same prompt encoder the policy uses, so the warm start sees
@@ -19,9 +25,12 @@ exactly the contexts the policy will see.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import random
-from collections.abc import Sequence
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from typing import Any
 
 import gymnasium as gym
@@ -98,13 +107,106 @@ def collect_demonstrations(
     skip_options_prob: float,
     random_action_prob: float,
     product: DemoProduct = "goal_or_first",
+    option_variants: int = 0,
     seed: int = 0,
     progress: bool = True,
 ) -> list[Episode]:
-    """One `NoisyExpert` episode per goal, recorded as the policy would have said it.
+    """One `NoisyExpert` episode per goal, recorded as the policy would have said it, then
+    ``option_variants`` episodes per goal with options (`option_variant`) of which only the
+    product-page turns are kept (their search and results turns repeat the goal's own).
 
     Answers are the bare ``<action>...</action>`` (demonstrations carry no thoughts).
     """
+    demonstrations = _demonstrate(
+        envs, encoder, goal_indices, skip_options_prob, random_action_prob, product, seed, progress
+    )
+    if option_variants < 1:
+        return demonstrations
+    world: Any = envs[0].unwrapped
+    rng = random.Random(seed)
+    variants = [
+        variant
+        for index in goal_indices
+        for _ in range(option_variants)
+        if (variant := option_variant(world.all_goals[world.goal_indices[index]], world.catalog, rng))
+    ]
+    if not variants:
+        return demonstrations
+    with _playing(envs, variants):
+        played = _demonstrate(
+            envs,
+            encoder,
+            range(len(variants)),
+            skip_options_prob,
+            random_action_prob,
+            product,
+            seed + 1,
+            progress,
+        )
+    for episode in played:
+        turns = [
+            (sequence, action)
+            for sequence, action in zip(episode.sequences, episode.actions, strict=True)
+            if not action.startswith("search[") and not clicked_product(action)
+        ]
+        demonstrations.append(
+            dataclasses.replace(
+                episode,
+                sequences=[sequence for sequence, _ in turns],
+                actions=[action for _, action in turns],
+            )
+        )
+    return demonstrations
+
+
+def option_variant(goal: Any, catalog: Any, rng: random.Random) -> Any | None:
+    """``goal`` with each of its option values replaced by a random value of the same option
+    of its product, in the instruction too; None when the goal has no options, its product
+    is not in ``catalog``, or the instruction does not name every option value."""
+    if not goal.goal_options or not all(isinstance(v, str) for v in goal.goal_options):
+        return None  # (synthetic goals keep (name, value) pairs; they name no options in words)
+    if goal.asin not in catalog:
+        return None
+    item = catalog.get(goal.asin)
+    siblings = {
+        value.lower(): [v.lower() for v in values] for values in item.options.values() for value in values
+    }
+    text, options = goal.instruction_text, []
+    for value in goal.goal_options:
+        named = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE)
+        if value.lower() not in siblings or named is None:
+            return None
+        chosen = rng.choice(siblings[value.lower()])
+        text = text[: named.start()] + chosen + text[named.end() :]
+        options.append(chosen)
+    return dataclasses.replace(goal, instruction_text=text, goal_options=tuple(options))
+
+
+@contextmanager
+def _playing(envs: Sequence[gym.Env], goals: Sequence[Any]) -> Iterator[None]:
+    """For a while, the envs' goal list is ``goals`` (goal index i plays goals[i])."""
+    saved = [(env.unwrapped.all_goals, env.unwrapped.goal_indices) for env in envs]  # type: ignore[attr-defined]
+    try:
+        for env in envs:
+            env.unwrapped.all_goals = tuple(goals)  # type: ignore[attr-defined]
+            env.unwrapped.goal_indices = range(len(goals))  # type: ignore[attr-defined]
+        yield
+    finally:
+        for env, (all_goals, goal_indices) in zip(envs, saved, strict=True):
+            env.unwrapped.all_goals = all_goals  # type: ignore[attr-defined]
+            env.unwrapped.goal_indices = goal_indices  # type: ignore[attr-defined]
+
+
+def _demonstrate(
+    envs: Sequence[gym.Env],
+    encoder: PromptEncoder,
+    goal_indices: Sequence[int],
+    skip_options_prob: float,
+    random_action_prob: float,
+    product: DemoProduct,
+    seed: int,
+    progress: bool,
+) -> list[Episode]:
     rng = random.Random(seed)
     demonstrators = [NoisyExpert(env, skip_options_prob, random_action_prob, rng, product) for env in envs]
 
