@@ -19,6 +19,7 @@ gives both counts and the wall-clock of every stage. Written to ``--out``:
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import shlex
 import shutil
@@ -30,16 +31,22 @@ from typing import Any
 from apo_agent.__main__ import parse_config_value
 from apo_agent.config import ALGORITHMS, TrainConfig
 from apo_agent.metrics import read_metrics
-from apo_agent.pipeline import run_pipeline
+from apo_agent.pipeline import evaluate_on_test, run_pipeline
+from apo_agent.policy import LMPolicy
+from apo_agent.trainer import seed_everything
 from benchmarks.machine import describe_machine
 
 LABELS = {"apo": "A*PO", "grpo": "GRPO"}
 KEPT_FILES = ("metrics.csv", "learning_curve.png", "results.json", "config.json")
+# The objectives optimise the sampling policy itself; when the preset evaluates greedily the
+# report also gives the same policies sampled at this temperature.
+SAMPLED = 1.0
 
 
 def run_all(out: Path, work: Path, seeds: list[int], overrides: dict[str, Any]) -> dict[str, Any]:
     """Runs every (seed, algorithm) pipeline; returns the per-run results."""
     runs: dict[str, Any] = {}
+    sampled_references: dict[str, Any] = {}
     for seed in seeds:
         for algorithm in ALGORITHMS:
             name = f"{algorithm}-seed{seed}"
@@ -57,12 +64,30 @@ def run_all(out: Path, work: Path, seeds: list[int], overrides: dict[str, Any]) 
             )
             print(f"== {name}", flush=True)
             runs[name] = run_pipeline(config)
+            if config.eval_temperature != SAMPLED:
+                runs[name]["test_sampled"] = evaluate_sampled(config, runs[name], sampled_references)
             kept = out / "runs" / name
             kept.mkdir(parents=True, exist_ok=True)
             for file in KEPT_FILES:
                 if (work / name / file).is_file():
                     shutil.copy(work / name / file, kept / file)
     return runs
+
+
+def evaluate_sampled(config: TrainConfig, run: dict[str, Any], references: dict[str, Any]) -> dict[str, Any]:
+    """pi_ref (once per reference model) and the trained policy on the test split, sampled."""
+    sampled = dataclasses.replace(config, eval_temperature=SAMPLED)
+    results = {}
+    for role, path in (("reference", run["reference_model"]), ("trained", run["final_model"])):
+        if role == "reference" and path in references:
+            results[role] = references[path]
+            continue
+        seed_everything(config.seed)
+        policy = LMPolicy.load(path, device=config.device, bf16=config.bf16, with_reference=False)
+        results[role] = evaluate_on_test(policy, sampled, f"test evaluation, sampled: {role}").summary()
+        if role == "reference":
+            references[path] = results[role]
+    return results
 
 
 def _mean_std(values: list[float]) -> str:
@@ -88,19 +113,35 @@ def summarise(runs: dict[str, Any], seeds: list[int]) -> dict[str, Any]:
             row.setdefault("stage1_episodes", []).append(run["stage1_episodes"])
             row.setdefault("stage2_episodes", []).append(run["stage2_episodes"])
             row.setdefault("improvement", []).append(run["improvement"]["success"])
+            if "test_sampled" in run:
+                sampled = run["test_sampled"]
+                row.setdefault("sampled_success", []).append(sampled["trained"]["success"])
+                row.setdefault("sampled_score", []).append(sampled["trained"]["score"])
+                row.setdefault("sampled_improvement", []).append(
+                    sampled["trained"]["success"] - sampled["reference"]["success"]
+                )
+                if algorithm == ALGORITHMS[0]:
+                    rows["pi_ref"].setdefault("sampled_success", []).append(sampled["reference"]["success"])
+                    rows["pi_ref"].setdefault("sampled_score", []).append(sampled["reference"]["score"])
     return rows
 
 
 def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], command: str) -> str:
     some = runs[f"apo-seed{seeds[0]}"]
     goals = some["test"]["reference"]["goals"]
+    temperature = some.get("config", {}).get("eval_temperature", SAMPLED)
+    decoding = (
+        "greedy decoding (temperature 0)"
+        if temperature == 0
+        else f"one sampled episode each (temperature {temperature:g})"
+    )
     lines = [
         "# A*PO vs GRPO on the CPU demo (WebShop-Mini-Text-v0, test split)",
         "",
         f"Command: `{command}`  ",
         f"Machine: {describe_machine()}  ",
-        f"Seeds: {', '.join(map(str, seeds))}; {goals} test goals, one sampled episode each "
-        "(temperature 1, the policy itself). Success and score in %, mean ± std over seeds.",
+        f"Seeds: {', '.join(map(str, seeds))}; {goals} test goals, {decoding}. "
+        "Success and score in %, mean ± std over seeds.",
         "",
         "| policy | success % | score | gain in success (points) | Stage 1 episodes | "
         "Stage 2 episodes | training wall-clock (s) |",
@@ -115,6 +156,23 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
             f"{_mean_std(row['improvement'])} | {row['stage1_episodes'][0]:.0f} | "
             f"{row['stage2_episodes'][0]:.0f} | {_mean_std(row['training_s'])} |"
         )
+    if "sampled_success" in rows["pi_ref"]:
+        lines += [
+            "",
+            f"The same policies sampled at temperature {SAMPLED:g} (the policy itself, which both "
+            "objectives optimise):",
+            "",
+            "| policy | success % | score | gain in success (points) |",
+            "|---|---|---|---|",
+            f"| pi_ref (warm start) | {_mean_std(rows['pi_ref']['sampled_success'])} | "
+            f"{_mean_std(rows['pi_ref']['sampled_score'])} | |",
+        ]
+        for algorithm in ALGORITHMS:
+            row = rows[algorithm]
+            lines.append(
+                f"| after {LABELS[algorithm]} | {_mean_std(row['sampled_success'])} | "
+                f"{_mean_std(row['sampled_score'])} | {_mean_std(row['sampled_improvement'])} |"
+            )
     lines += [
         "",
         "Training wall-clock covers Stage 1 (A*PO only) and Stage 2, not the warm start or the test "

@@ -33,3 +33,31 @@ def test_summary_and_table():
     assert "| after A*PO | 42.0 ± 2.8 | 60.0 ± 0.0 | 21.0 ± 1.4 | 512 | 512 | 310.0 ± 14.1 |" in table
     assert "| after GRPO | 29.0 ± 1.4 |" in table
     assert "| 1 | 22.0 / 50.0 | 44.0 / 60.0 | 28.0 / 60.0 | 320 | 260 |" in table
+
+
+def test_a_greedy_report_also_gives_the_sampled_policies():
+    runs = {}
+    for seed, (reference, apo, grpo) in enumerate([(10.0, 30.0, 20.0), (14.0, 36.0, 18.0)]):
+        for algorithm, trained in (("apo", apo), ("grpo", grpo)):
+            run = fake_run(reference + 10, trained + 20, 512 if algorithm == "apo" else 0, 300.0)
+            run["config"] = {"eval_temperature": 0.0}
+            run["test_sampled"] = {
+                "reference": {"success": reference, "score": 40.0, "goals": 100},
+                "trained": {"success": trained, "score": 45.0, "goals": 100},
+            }
+            runs[f"{algorithm}-seed{seed}"] = run
+    rows = summarise(runs, [0, 1])
+    assert rows["pi_ref"]["sampled_success"] == [10.0, 14.0]
+    assert rows["apo"]["sampled_improvement"] == [20.0, 22.0]
+    table = markdown(rows, runs, [0, 1], "python -m benchmarks.apo_compare")
+    assert "greedy decoding (temperature 0)" in table
+    assert "| pi_ref (warm start) | 12.0 ± 2.8 | 40.0 ± 0.0 | |" in table
+    assert "| after A*PO | 33.0 ± 4.2 | 45.0 ± 0.0 | 21.0 ± 1.4 |" in table
+    assert "| after GRPO | 19.0 ± 1.4 | 45.0 ± 0.0 | 7.0 ± 4.2 |" in table
+
+
+def test_a_sampled_report_has_one_table():
+    runs = {f"{a}-seed0": fake_run(20.0, 30.0, 0, 1.0) for a in ("apo", "grpo")}
+    table = markdown(summarise(runs, [0]), runs, [0], "python -m benchmarks.apo_compare")
+    assert "one sampled episode each (temperature 1)" in table
+    assert "The same policies sampled" not in table

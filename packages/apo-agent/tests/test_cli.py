@@ -66,3 +66,9 @@ def test_from_preset_rejects_unknown_names():
 def test_lora_on_the_tiny_model_is_refused():
     with pytest.raises(ValueError, match="lora_rank=0"):
         TrainConfig(model="tiny", sft_epochs=1, lora_rank=8)
+
+
+def test_negative_option_variants_are_refused():
+    with pytest.raises(ValueError, match="demo_option_variants must be >= 0"):
+        TrainConfig.from_preset("cpu-demo", demo_option_variants=-1)
+    assert TrainConfig.from_preset("cpu-demo", demo_option_variants=3).demo_option_variants == 3
