@@ -114,8 +114,10 @@ def test_option_variant_demonstrations_are_product_page_turns_that_choose_the_ne
     goals = list(range(10))
     with_options = sum(bool(goals_before[envs[0].unwrapped.goal_indices[g]].goal_options) for g in goals)
     demonstrations = collect_demonstrations(
-        envs, encoder, goals, skip_options_prob=0.0, random_action_prob=0.0, option_variants=2, progress=False
+        envs, encoder, goals, skip_options_prob=0.0, random_action_prob=0.3, option_variants=2, progress=False
     )
+    detours = {"click[< prev]", "click[back to search]", "click[next >]"}
+    detours |= {"click[description]", "click[features]", "click[reviews]"}
     assert envs[0].unwrapped.all_goals is goals_before  # the envs play their own goals again
     plain, variants = demonstrations[:10], demonstrations[10:]
     assert len(variants) == 2 * with_options
@@ -123,9 +125,10 @@ def test_option_variant_demonstrations_are_product_page_turns_that_choose_the_ne
     for episode in variants:
         assert episode.actions and episode.actions[-1] == "click[buy now]"
         assert len(episode.sequences) == len(episode.actions)
-        assert not any(a.startswith("search[") or clicked_product(a) for a in episode.actions)
+        assert not any(a.startswith("search[") or clicked_product(a) or a in detours for a in episode.actions)
         assert len(episode.actions) >= 2  # at least one option, then buy
     assert sum(episode.success for episode in variants) >= 0.8 * len(variants)
+    assert any(set(episode.actions) & detours for episode in plain)  # random clicks in the goals' own
 
 
 def test_warm_start_lowers_the_loss_on_demonstrations(tokenizer):

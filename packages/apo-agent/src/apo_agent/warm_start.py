@@ -112,8 +112,9 @@ def collect_demonstrations(
     progress: bool = True,
 ) -> list[Episode]:
     """One `NoisyExpert` episode per goal, recorded as the policy would have said it, then
-    ``option_variants`` episodes per goal with options (`option_variant`) of which only the
-    product-page turns are kept (their search and results turns repeat the goal's own).
+    ``option_variants`` episodes per goal with options (`option_variant`), played without
+    random clicks, of which only the product-page turns are kept (their search and results
+    turns would repeat the goal's own).
 
     Answers are the bare ``<action>...</action>`` (demonstrations carry no thoughts).
     """
@@ -138,7 +139,7 @@ def collect_demonstrations(
             encoder,
             range(len(variants)),
             skip_options_prob,
-            random_action_prob,
+            0.0,
             product,
             seed + 1,
             progress,
