@@ -31,9 +31,7 @@ from typing import Any
 from apo_agent.__main__ import parse_config_value
 from apo_agent.config import ALGORITHMS, TrainConfig
 from apo_agent.metrics import read_metrics
-from apo_agent.pipeline import evaluate_on_test, run_pipeline
-from apo_agent.policy import LMPolicy
-from apo_agent.trainer import seed_everything
+from apo_agent.pipeline import evaluate_reference, evaluate_saved, run_pipeline
 from benchmarks.machine import describe_machine
 
 LABELS = {"apo": "A*PO", "grpo": "GRPO"}
@@ -46,7 +44,6 @@ SAMPLED = 1.0
 def run_all(out: Path, work: Path, seeds: list[int], overrides: dict[str, Any]) -> dict[str, Any]:
     """Runs every (seed, algorithm) pipeline; returns the per-run results."""
     runs: dict[str, Any] = {}
-    sampled_references: dict[str, Any] = {}
     for seed in seeds:
         for algorithm in ALGORITHMS:
             name = f"{algorithm}-seed{seed}"
@@ -65,7 +62,7 @@ def run_all(out: Path, work: Path, seeds: list[int], overrides: dict[str, Any]) 
             print(f"== {name}", flush=True)
             runs[name] = run_pipeline(config)
             if config.eval_temperature != SAMPLED:
-                runs[name]["test_sampled"] = evaluate_sampled(config, runs[name], sampled_references)
+                runs[name]["test_sampled"] = evaluate_sampled(config, runs[name])
             kept = out / "runs" / name
             kept.mkdir(parents=True, exist_ok=True)
             for file in KEPT_FILES:
@@ -74,20 +71,14 @@ def run_all(out: Path, work: Path, seeds: list[int], overrides: dict[str, Any]) 
     return runs
 
 
-def evaluate_sampled(config: TrainConfig, run: dict[str, Any], references: dict[str, Any]) -> dict[str, Any]:
-    """pi_ref (once per reference model) and the trained policy on the test split, sampled."""
+def evaluate_sampled(config: TrainConfig, run: dict[str, Any]) -> dict[str, Any]:
+    """pi_ref (evaluated once per reference, see `evaluate_reference`) and the trained policy
+    on the test split, sampled."""
     sampled = dataclasses.replace(config, eval_temperature=SAMPLED)
-    results = {}
-    for role, path in (("reference", run["reference_model"]), ("trained", run["final_model"])):
-        if role == "reference" and path in references:
-            results[role] = references[path]
-            continue
-        seed_everything(config.seed)
-        policy = LMPolicy.load(path, device=config.device, bf16=config.bf16, with_reference=False)
-        results[role] = evaluate_on_test(policy, sampled, f"test evaluation, sampled: {role}").summary()
-        if role == "reference":
-            references[path] = results[role]
-    return results
+    return {
+        "reference": evaluate_reference(sampled, run["reference_model"]),
+        "trained": evaluate_saved(sampled, run["final_model"], "test evaluation, sampled: trained"),
+    }
 
 
 def _mean_std(values: list[float]) -> str:

@@ -92,3 +92,32 @@ def test_stage_one_reuses_its_cache(tmp_path, tiny_model_dir, tokenizer):
     )
     assert again == first
     assert ReferenceRewardCache(tmp_path, {**key, "test": 2}).rewards == {}  # another key, another file
+
+
+def test_pi_ref_is_evaluated_once_per_evaluation_key(tmp_path, monkeypatch):
+    import dataclasses
+
+    from apo_agent import pipeline
+    from apo_agent.config import TrainConfig
+
+    calls = []
+
+    def fake_evaluation(config, model_path, description):
+        calls.append(config.eval_temperature)
+        return {"success": 10.0 + config.eval_temperature, "goals": 100}
+
+    monkeypatch.setattr(pipeline, "evaluate_saved", fake_evaluation)
+    greedy = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
+    sampled = dataclasses.replace(greedy, eval_temperature=1.0)
+    assert pipeline.evaluate_reference(greedy, "ref")["success"] == 10.0
+    assert pipeline.evaluate_reference(sampled, "ref")["success"] == 11.0
+    assert pipeline.evaluate_reference(greedy, "ref")["success"] == 10.0
+    assert pipeline.evaluate_reference(sampled, "ref")["success"] == 11.0
+    assert calls == [0.0, 1.0]
+    # A file in the older one-entry form is read too.
+    key = json.loads((tmp_path / "ref" / "test-evaluation.json").read_text())["evaluations"][0]["key"]
+    (tmp_path / "ref" / "test-evaluation.json").write_text(
+        json.dumps({"key": key, "result": {"success": 5.0}})
+    )
+    assert pipeline.evaluate_reference(greedy, "ref")["success"] == 5.0
+    assert calls == [0.0, 1.0]

@@ -151,6 +151,34 @@ def evaluate_on_test(policy: LMPolicy, config: TrainConfig, description: str) ->
     )
 
 
+def evaluate_saved(config: TrainConfig, model_path: str, description: str) -> dict[str, Any]:
+    """A saved policy on the test split (seeded from ``config.seed``, as the pipeline does)."""
+    seed_everything(config.seed)
+    policy = LMPolicy.load(model_path, device=config.device, bf16=config.bf16, with_reference=False)
+    return evaluate_on_test(policy, config, description).summary()
+
+
+def evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, Any]:
+    """pi_ref on the test split, kept beside it: runs that share pi_ref (A*PO and GRPO of a
+    seed) and evaluate it the same way (test goals, temperature) evaluate it once."""
+    path = reference_folder(config) / "test-evaluation.json"
+    key = {
+        "reference": reference_settings(config),
+        "test_goals": config.test_goals,
+        "eval_temperature": config.eval_temperature,
+    }
+    stored = json.loads(path.read_text()) if path.is_file() else {}
+    # One entry per evaluation key (older files hold a single {"key", "result"}).
+    entries = stored.get("evaluations", [stored] if "key" in stored else [])
+    for entry in entries:
+        if entry["key"] == key:
+            return dict(entry["result"])
+    result = evaluate_saved(config, reference_path, "test evaluation: pi_ref")
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps({"evaluations": [*entries, {"key": key, "result": result}]}, indent=2))
+    return result
+
+
 def run_pipeline(config: TrainConfig) -> dict[str, Any]:
     """pi_ref -> test evaluation -> training -> test evaluation; returns (and writes) the results."""
     started = time.perf_counter()
@@ -161,24 +189,7 @@ def run_pipeline(config: TrainConfig) -> dict[str, Any]:
 
     reference_path = build_reference(config)
     reference_done = time.perf_counter()
-    reference_eval_path = reference_folder(config) / "test-evaluation.json"
-    reference_eval_path.parent.mkdir(parents=True, exist_ok=True)
-    eval_key = {
-        "reference": reference_settings(config),
-        "test_goals": config.test_goals,
-        "eval_temperature": config.eval_temperature,
-    }
-    stored = json.loads(reference_eval_path.read_text()) if reference_eval_path.is_file() else {}
-    if stored.get("key") == eval_key:
-        reference_result = stored["result"]
-    else:
-        seed_everything(config.seed)
-        reference = LMPolicy.load(
-            reference_path, device=config.device, bf16=config.bf16, with_reference=False
-        )
-        reference_result = evaluate_on_test(reference, config, "test evaluation: pi_ref").summary()
-        reference_eval_path.write_text(json.dumps({"key": eval_key, "result": reference_result}, indent=2))
-        del reference
+    reference_result = evaluate_reference(config, reference_path)
 
     training = train(config, model=reference_path)
     trained_done = time.perf_counter()
