@@ -7,7 +7,9 @@ For each seed, the `cpu-demo` preset of apo-agent builds pi_ref (a small model w
 on imperfect expert demonstrations), evaluates it on the test split, trains it with A*PO
 and, from the same pi_ref, with GRPO at the same number of Stage 2 episodes, and evaluates
 both. A*PO also spends its Stage 1 reference episodes (offline, once per pi_ref); the table
-gives both counts and the wall-clock of every stage. Written to ``--out``:
+gives both counts and the wall-clock of every stage. Running the same command again reuses
+every run in ``--work`` that finished with the same settings, so a stopped comparison goes on
+where it stopped. Written to ``--out``:
 
 * ``results.md``: the table (mean ± std over seeds, then per seed), the machine, the command;
 * ``results.json``: every figure; ``learning_curves.png``: training success per algorithm;
@@ -59,8 +61,10 @@ def run_all(out: Path, work: Path, seeds: list[int], overrides: dict[str, Any]) 
                     "resume": False,
                 },
             )
-            print(f"== {name}", flush=True)
-            runs[name] = run_pipeline(config)
+            finished = finished_run(config)
+            reused = " (finished earlier with the same settings: reused)" if finished else ""
+            print(f"== {name}{reused}", flush=True)
+            runs[name] = finished or run_pipeline(config)
             if config.eval_temperature != SAMPLED:
                 runs[name]["test_sampled"] = evaluate_sampled(config, runs[name])
             kept = out / "runs" / name
@@ -69,6 +73,22 @@ def run_all(out: Path, work: Path, seeds: list[int], overrides: dict[str, Any]) 
                 if (work / name / file).is_file():
                     shutil.copy(work / name / file, kept / file)
     return runs
+
+
+def finished_run(config: TrainConfig) -> dict[str, Any] | None:
+    """The results of a run that already finished with exactly these settings (so a stopped
+    comparison picks up where it stopped), else None."""
+    path = Path(config.output_dir) / "results.json"
+    if not path.is_file():
+        return None
+    try:
+        results = json.loads(path.read_text())
+    except json.JSONDecodeError:
+        return None  # cut short while being written: run it again
+    settings = json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    if results.get("config") != settings or not Path(results.get("final_model", "")).is_dir():
+        return None
+    return dict(results)
 
 
 def evaluate_sampled(config: TrainConfig, run: dict[str, Any]) -> dict[str, Any]:

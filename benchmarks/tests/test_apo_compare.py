@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
-from benchmarks.apo_compare import markdown, summarise
+import dataclasses
+import json
+
+from apo_agent.config import TrainConfig
+from benchmarks.apo_compare import finished_run, markdown, summarise
 
 
 def fake_run(reference_success, trained_success, stage1, training_s):
@@ -61,3 +65,24 @@ def test_a_sampled_report_has_one_table():
     table = markdown(summarise(runs, [0]), runs, [0], "python -m benchmarks.apo_compare")
     assert "one sampled episode each (temperature 1)" in table
     assert "The same policies sampled" not in table
+
+
+def test_a_run_that_finished_with_the_same_settings_is_reused(tmp_path):
+    config = TrainConfig.from_preset("cpu-demo", seed=1, output_dir=str(tmp_path / "apo-seed1"))
+    assert finished_run(config) is None  # never ran
+    (tmp_path / "apo-seed1" / "final-model").mkdir(parents=True)
+    results = {
+        "config": dataclasses.asdict(config),
+        "final_model": str(tmp_path / "apo-seed1" / "final-model"),
+        "test": {"trained": {"success": 31.0}},
+    }
+    path = tmp_path / "apo-seed1" / "results.json"
+    path.write_text(json.dumps(results, default=str))
+    assert finished_run(config)["test"]["trained"]["success"] == 31.0
+    # Other settings, a results file cut short, or a missing model: run it again.
+    assert finished_run(dataclasses.replace(config, steps=config.steps + 1)) is None
+    path.write_text(json.dumps(results, default=str)[:40])
+    assert finished_run(config) is None
+    path.write_text(json.dumps(results, default=str))
+    (tmp_path / "apo-seed1" / "final-model").rmdir()
+    assert finished_run(config) is None
