@@ -2,14 +2,15 @@
 
     python -m benchmarks.apo_compare --out benchmarks/results/apo          # 3 seeds
     python -m benchmarks.apo_compare --out /tmp/apo --seeds 0 --set steps=4  # a quick look
+    python -m benchmarks.apo_compare --out /tmp/apo --algorithms apo         # A*PO only
 
 For each seed, the `cpu-demo` preset of apo-agent builds pi_ref (a small model warm-started
 on imperfect expert demonstrations), evaluates it on the test split, trains it with A*PO
 and, from the same pi_ref, with GRPO at the same number of Stage 2 episodes, and evaluates
-both. A*PO also spends its Stage 1 reference episodes (offline, once per pi_ref); the table
-gives both counts and the wall-clock of every stage. Running the same command again reuses
-every run in ``--work`` that finished with the same settings, so a stopped comparison goes on
-where it stopped. Written to ``--out``:
+both (``--algorithms`` runs a subset). A*PO also spends its Stage 1 reference episodes
+(offline, once per pi_ref); the table gives both counts and the wall-clock of every stage.
+Running the same command again reuses every run in ``--work`` that finished with the same
+settings, so a stopped comparison goes on where it stopped. Written to ``--out``:
 
 * ``results.md``: the table (mean ± std over seeds, then per seed), the machine, the command;
 * ``results.json``: every figure; ``learning_curves.png``: training success per algorithm;
@@ -27,6 +28,7 @@ import shlex
 import shutil
 import statistics
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,11 +45,17 @@ KEPT_FILES = ("metrics.csv", "learning_curve.png", "results.json", "config.json"
 SAMPLED = 1.0
 
 
-def run_all(out: Path, work: Path, seeds: list[int], overrides: dict[str, Any]) -> dict[str, Any]:
+def run_all(
+    out: Path,
+    work: Path,
+    seeds: list[int],
+    overrides: dict[str, Any],
+    algorithms: Sequence[str] = ALGORITHMS,
+) -> dict[str, Any]:
     """Runs every (seed, algorithm) pipeline; returns the per-run results."""
     runs: dict[str, Any] = {}
     for seed in seeds:
-        for algorithm in ALGORITHMS:
+        for algorithm in algorithms:
             name = f"{algorithm}-seed{seed}"
             config = TrainConfig.from_preset(
                 "cpu-demo",
@@ -107,15 +115,21 @@ def _mean_std(values: list[float]) -> str:
     return f"{statistics.fmean(values):.1f} ± {statistics.stdev(values):.1f}"
 
 
+def algorithms_run(runs: dict[str, Any], seeds: list[int]) -> list[str]:
+    """The algorithms that ran, in `ALGORITHMS` order (every seed runs the same ones)."""
+    return [a for a in ALGORITHMS if f"{a}-seed{seeds[0]}" in runs]
+
+
 def summarise(runs: dict[str, Any], seeds: list[int]) -> dict[str, Any]:
     """Per policy: success, score and wall-clock over seeds."""
+    algorithms = algorithms_run(runs, seeds)
     rows: dict[str, dict[str, list[float]]] = {}
     for seed in seeds:
-        apo = runs[f"apo-seed{seed}"]
-        reference = apo["test"]["reference"]
+        # Every run of a seed starts from the same pi_ref: read it off the first.
+        reference = runs[f"{algorithms[0]}-seed{seed}"]["test"]["reference"]
         rows.setdefault("pi_ref", {}).setdefault("success", []).append(reference["success"])
         rows["pi_ref"].setdefault("score", []).append(reference["score"])
-        for algorithm in ALGORITHMS:
+        for algorithm in algorithms:
             run = runs[f"{algorithm}-seed{seed}"]
             row = rows.setdefault(algorithm, {})
             row.setdefault("success", []).append(run["test"]["trained"]["success"])
@@ -131,14 +145,15 @@ def summarise(runs: dict[str, Any], seeds: list[int]) -> dict[str, Any]:
                 row.setdefault("sampled_improvement", []).append(
                     sampled["trained"]["success"] - sampled["reference"]["success"]
                 )
-                if algorithm == ALGORITHMS[0]:
+                if algorithm == algorithms[0]:
                     rows["pi_ref"].setdefault("sampled_success", []).append(sampled["reference"]["success"])
                     rows["pi_ref"].setdefault("sampled_score", []).append(sampled["reference"]["score"])
     return rows
 
 
 def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], command: str) -> str:
-    some = runs[f"apo-seed{seeds[0]}"]
+    algorithms = algorithms_run(runs, seeds)
+    some = runs[f"{algorithms[0]}-seed{seeds[0]}"]
     goals = some["test"]["reference"]["goals"]
     temperature = some.get("config", {}).get("eval_temperature", SAMPLED)
     decoding = (
@@ -146,8 +161,9 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
         if temperature == 0
         else f"one sampled episode each (temperature {temperature:g})"
     )
+    title = " vs ".join(LABELS[a] for a in algorithms)
     lines = [
-        "# A*PO vs GRPO on the CPU demo (WebShop-Mini-Text-v0, test split)",
+        f"# {title} on the CPU demo (WebShop-Mini-Text-v0, test split)",
         "",
         f"Command: `{command}`  ",
         f"Machine: {describe_machine()}  ",
@@ -160,7 +176,7 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
         f"| pi_ref (warm start) | {_mean_std(rows['pi_ref']['success'])} | "
         f"{_mean_std(rows['pi_ref']['score'])} | | | | |",
     ]
-    for algorithm in ALGORITHMS:
+    for algorithm in algorithms:
         row = rows[algorithm]
         lines.append(
             f"| after {LABELS[algorithm]} | {_mean_std(row['success'])} | {_mean_std(row['score'])} | "
@@ -178,34 +194,39 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
             f"| pi_ref (warm start) | {_mean_std(rows['pi_ref']['sampled_success'])} | "
             f"{_mean_std(rows['pi_ref']['sampled_score'])} | |",
         ]
-        for algorithm in ALGORITHMS:
+        for algorithm in algorithms:
             row = rows[algorithm]
             lines.append(
                 f"| after {LABELS[algorithm]} | {_mean_std(row['sampled_success'])} | "
                 f"{_mean_std(row['sampled_score'])} | {_mean_std(row['sampled_improvement'])} |"
             )
+    labels = [LABELS[a] for a in algorithms]
     lines += [
         "",
         "Training wall-clock covers Stage 1 (A*PO only) and Stage 2, not the warm start or the test "
         "evaluations. Per seed:",
         "",
-        "| seed | pi_ref success / score | A*PO success / score | GRPO success / score | "
-        "A*PO training s | GRPO training s |",
-        "|---|---|---|---|---|---|",
+        "| seed | pi_ref success / score | "
+        + " | ".join(
+            [f"{label} success / score" for label in labels] + [f"{label} training s" for label in labels]
+        )
+        + " |",
+        "|---|---|" + "---|" * (2 * len(algorithms)),
     ]
     for seed in seeds:
-        apo, grpo = runs[f"apo-seed{seed}"], runs[f"grpo-seed{seed}"]
-        reference = apo["test"]["reference"]
+        trained = [runs[f"{a}-seed{seed}"] for a in algorithms]
+        reference = trained[0]["test"]["reference"]
+        cells = [
+            f"{r['test']['trained']['success']:.1f} / {r['test']['trained']['score']:.1f}" for r in trained
+        ]
+        cells += [f"{r['wall_time_s']['training']:.0f}" for r in trained]
         lines.append(
-            f"| {seed} | {reference['success']:.1f} / {reference['score']:.1f} | "
-            f"{apo['test']['trained']['success']:.1f} / {apo['test']['trained']['score']:.1f} | "
-            f"{grpo['test']['trained']['success']:.1f} / {grpo['test']['trained']['score']:.1f} | "
-            f"{apo['wall_time_s']['training']:.0f} | {grpo['wall_time_s']['training']:.0f} |"
+            f"| {seed} | {reference['success']:.1f} / {reference['score']:.1f} | " + " | ".join(cells) + " |"
         )
     return "\n".join(lines) + "\n"
 
 
-def plot(out: Path, seeds: list[int]) -> Path:
+def plot(out: Path, seeds: list[int], algorithms: Sequence[str] = ALGORITHMS) -> Path:
     """Training success against Stage 2 episodes, one line per run."""
     import matplotlib
 
@@ -214,7 +235,7 @@ def plot(out: Path, seeds: list[int]) -> Path:
 
     figure, axis = plt.subplots(figsize=(6.5, 3.8))
     colours = {"apo": "tab:blue", "grpo": "tab:orange"}
-    for algorithm in ALGORITHMS:
+    for algorithm in algorithms:
         for index, seed in enumerate(seeds):
             rows = read_metrics(out / "runs" / f"{algorithm}-seed{seed}" / "metrics.csv")
             xs = [r["episodes"] for r in rows]
@@ -247,6 +268,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/apo"))
     parser.add_argument("--work", type=Path, default=Path("runs/apo-compare"), help="models and checkpoints")
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
+    parser.add_argument(
+        "--algorithms", nargs="+", choices=ALGORITHMS, default=list(ALGORITHMS), help="which to train"
+    )
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="config override")
     arguments = parser.parse_args(argv)
     overrides = {}
@@ -256,15 +280,17 @@ def main(argv: list[str] | None = None) -> None:
     command = "python -m benchmarks.apo_compare " + shlex.join(argv if argv is not None else sys.argv[1:])
     arguments.out.mkdir(parents=True, exist_ok=True)
     print(describe_machine(), flush=True)
-    runs = run_all(arguments.out, arguments.work, arguments.seeds, overrides)
+    algorithms = [a for a in ALGORITHMS if a in arguments.algorithms]
+    runs = run_all(arguments.out, arguments.work, arguments.seeds, overrides, algorithms)
     rows = summarise(runs, arguments.seeds)
     table = markdown(rows, runs, arguments.seeds, command)
     (arguments.out / "results.md").write_text(table)
     (arguments.out / "results.json").write_text(
         json.dumps({"command": command, "machine": describe_machine(), "summary": rows}, indent=2) + "\n"
     )
-    plot(arguments.out, arguments.seeds)
-    keep_policy(arguments.out, arguments.work, arguments.seeds[0])
+    plot(arguments.out, arguments.seeds, algorithms)
+    if "apo" in algorithms:
+        keep_policy(arguments.out, arguments.work, arguments.seeds[0])
     print(table)
 
 

@@ -86,3 +86,15 @@ def test_a_run_that_finished_with_the_same_settings_is_reused(tmp_path):
     path.write_text(json.dumps(results, default=str))
     (tmp_path / "apo-seed1" / "final-model").rmdir()
     assert finished_run(config) is None
+
+
+def test_a_report_of_one_algorithm_has_only_its_rows():
+    runs = {f"apo-seed{seed}": fake_run(20.0 + seed, 35.0 + seed, 512, 300.0) for seed in (0, 1)}
+    rows = summarise(runs, [0, 1])
+    assert set(rows) == {"pi_ref", "apo"}
+    table = markdown(rows, runs, [0, 1], "python -m benchmarks.apo_compare --algorithms apo")
+    assert table.startswith("# A*PO on the CPU demo")
+    assert "| after A*PO | 35.5 ± 0.7 | 60.0 ± 0.0 | 15.0 ± 0.0 | 512 | 512 | 300.0 ± 0.0 |" in table
+    assert "GRPO" not in table
+    assert "| seed | pi_ref success / score | A*PO success / score | A*PO training s |" in table
+    assert "| 1 | 21.0 / 50.0 | 36.0 / 60.0 | 300 |" in table
