@@ -121,3 +121,39 @@ def test_pi_ref_is_evaluated_once_per_evaluation_key(tmp_path, monkeypatch):
     )
     assert pipeline.evaluate_reference(greedy, "ref")["success"] == 5.0
     assert calls == [0.0, 1.0]
+
+
+def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
+    """The reward variant does not change pi_ref: a stored pi_ref and its evaluation are reused
+    for another variant, also from records written when the variant was still stored with them."""
+    import dataclasses
+
+    from apo_agent import pipeline
+    from apo_agent.config import TrainConfig
+
+    def no_build(*args, **kwargs):
+        raise AssertionError("pi_ref was built again")
+
+    calls = []
+
+    def fake_evaluation(config, model_path, description):
+        calls.append(config.reward)
+        return {"success": 20.0, "goals": 100}
+
+    monkeypatch.setattr(pipeline, "collect_demonstrations", no_build)
+    monkeypatch.setattr(pipeline, "evaluate_saved", fake_evaluation)
+    original = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
+    binary = dataclasses.replace(original, reward="binary")
+    old_settings = {**pipeline.reference_settings(original), "reward": "original", "shaping_discount": 1.0}
+    (tmp_path / "ref").mkdir()
+    (tmp_path / "ref" / "reference.json").write_text(json.dumps({"settings": old_settings}))
+    assert pipeline.build_reference(binary) == str(tmp_path / "ref")
+    old_key = {"reference": old_settings, "test_goals": None, "eval_temperature": 0.0}
+    (tmp_path / "ref" / "test-evaluation.json").write_text(
+        json.dumps({"evaluations": [{"key": old_key, "result": {"success": 18.0}}]})
+    )
+    assert pipeline.evaluate_reference(binary, str(tmp_path / "ref"))["success"] == 18.0
+    assert calls == []
+    # What does decide pi_ref still counts: other demonstrations are another pi_ref.
+    with pytest.raises(AssertionError, match="built again"):
+        pipeline.build_reference(dataclasses.replace(binary, demo_skip_options_prob=0.2))

@@ -27,15 +27,15 @@ from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_toke
 from apo_agent.trainer import env_spec, prompt_encoder, seed_everything, split_goals, train
 from apo_agent.warm_start import collect_demonstrations, supervised_warm_start
 
-# The fields that decide what pi_ref is: a stored pi_ref is reused only if they match.
+# The fields that decide what pi_ref is: a stored pi_ref is reused only if they match. The
+# reward variant is not one of them: the warm start imitates the demonstrator's actions, and
+# evaluations read success and score from the env's info, so one pi_ref serves every reward.
 _REFERENCE_FIELDS = (
     "model",
     "seed",
     "env_id",
     "catalog",
     "goals",
-    "reward",
-    "shaping_discount",
     "max_steps",
     *PROMPT_FIELDS,
     "tiny_vocab_size",
@@ -57,6 +57,12 @@ def reference_settings(config: TrainConfig) -> dict[str, Any]:
     return {name: getattr(config, name) for name in _REFERENCE_FIELDS}
 
 
+def _deciding(stored: dict[str, Any]) -> dict[str, Any]:
+    """Stored reference settings less the fields that no longer decide pi_ref (older records
+    also hold the reward variant), so that such records are still reused."""
+    return {name: stored[name] for name in _REFERENCE_FIELDS if name in stored}
+
+
 def reference_folder(config: TrainConfig) -> Path:
     return Path(config.reference_dir or Path(config.output_dir) / "reference")
 
@@ -68,7 +74,7 @@ def build_reference(config: TrainConfig) -> str:
     target = reference_folder(config)
     record = target / "reference.json"
     settings = reference_settings(config)
-    if record.is_file() and json.loads(record.read_text()).get("settings") == settings:
+    if record.is_file() and _deciding(json.loads(record.read_text()).get("settings", {})) == settings:
         tqdm.write(f"reusing pi_ref from {target}")
         return str(target)
     started = time.perf_counter()
@@ -171,7 +177,8 @@ def evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, An
     # One entry per evaluation key (older files hold a single {"key", "result"}).
     entries = stored.get("evaluations", [stored] if "key" in stored else [])
     for entry in entries:
-        if entry["key"] == key:
+        stored = entry["key"]
+        if {**stored, "reference": _deciding(stored.get("reference", {}))} == key:
             return dict(entry["result"])
     result = evaluate_saved(config, reference_path, "test evaluation: pi_ref")
     path.parent.mkdir(parents=True, exist_ok=True)
