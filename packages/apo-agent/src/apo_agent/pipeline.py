@@ -141,14 +141,23 @@ def build_reference(config: TrainConfig) -> str:
     return str(target)
 
 
-def evaluate_on_test(policy: LMPolicy, config: TrainConfig, description: str) -> EvalResult:
-    spec = env_spec(config)
-    envs = make_envs(spec, "test", config.num_envs)
+def evaluate_on_test(
+    policy: LMPolicy, config: TrainConfig, description: str, split: str = "test", stride: int = 1
+) -> EvalResult:
+    """One episode per goal: the test split's first ``config.test_goals`` goals, or every
+    ``stride``-th goal of another split (to compare training goals with unseen ones)."""
+    if stride < 1:
+        raise ValueError(f"stride must be at least 1, got {stride}")
+    envs = make_envs(env_spec(config), split, config.num_envs)
+    if split == "test":
+        goals = split_goals(envs[0], config.test_goals)
+    else:
+        goals = split_goals(envs[0], None)[::stride]
     return evaluate(
         policy,
         envs,
         prompt_encoder(policy.tokenizer, config),
-        split_goals(envs[0], config.test_goals),
+        goals,
         temperature=config.eval_temperature,
         max_new_tokens=config.max_new_tokens,
         seed=config.seed,
@@ -157,11 +166,14 @@ def evaluate_on_test(policy: LMPolicy, config: TrainConfig, description: str) ->
     )
 
 
-def evaluate_saved(config: TrainConfig, model_path: str, description: str) -> dict[str, Any]:
-    """A saved policy on the test split (seeded from ``config.seed``, as the pipeline does)."""
+def evaluate_saved(
+    config: TrainConfig, model_path: str, description: str, split: str = "test", stride: int = 1
+) -> dict[str, Any]:
+    """A saved policy on the test split, or on every ``stride``-th goal of another split
+    (seeded from ``config.seed``, as the pipeline does)."""
     seed_everything(config.seed)
     policy = LMPolicy.load(model_path, device=config.device, bf16=config.bf16, with_reference=False)
-    return evaluate_on_test(policy, config, description).summary()
+    return evaluate_on_test(policy, config, description, split, stride).summary()
 
 
 def evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, Any]:

@@ -1,0 +1,50 @@
+"""Training goals against test goals for a run's pi_ref and trained policy."""
+
+from __future__ import annotations
+
+import json
+
+import gymnasium as gym
+import pytest
+import torch
+
+from benchmarks.apo_generalisation import main
+
+
+@pytest.fixture(scope="module")
+def run_folder(tmp_path_factory):
+    """A finished run as apo-agent writes it: config.json, final-model/ and its pi_ref folder."""
+    from apo_agent.config import TrainConfig
+    from apo_agent.policy import LMPolicy
+    from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+
+    env = gym.make("WebShop-Mini-Text-v0", split="train")
+    tokenizer = train_tokenizer(shop_texts(env)[:300], vocab_size=500, whole_tokens=product_ids(env))
+    run = tmp_path_factory.mktemp("apo-run")
+    for folder, seed in ((run / "reference", 0), (run / "final-model", 1)):
+        torch.manual_seed(seed)
+        model = build_tiny_model(tokenizer, hidden_size=32, layers=1, heads=2)
+        LMPolicy(model, tokenizer, torch.device("cpu")).save(folder)
+    config = TrainConfig.from_preset(
+        "cpu-demo", output_dir=str(run), max_new_tokens=12, max_steps=3, test_goals=2, progress=False
+    )
+    (run / "config.json").write_text(json.dumps(config.to_dict()))
+    return run
+
+
+def test_pi_ref_and_the_trained_policy_on_both_splits(run_folder, tmp_path, capsys):
+    out = tmp_path / "gap.md"
+    main([str(run_folder), "--stride", "300", "--out", str(out)])
+    table = out.read_text()
+    assert table == capsys.readouterr().out.rstrip("\n") + "\n"
+    rows = [line for line in table.splitlines() if line.startswith(f"| {run_folder} |")]
+    # 630 train goals, every 300th: goals 0, 300 and 600; the run's test_goals: 2.
+    assert [[*row.split(" | ")[1:3], row.split(" | ")[4]] for row in rows] == [
+        ["pi_ref", "3", "2"],
+        ["apo", "3", "2"],
+    ]
+
+
+def test_a_folder_that_is_not_a_run_is_explained(tmp_path):
+    with pytest.raises(SystemExit, match="not a finished training run"):
+        main([str(tmp_path)])
