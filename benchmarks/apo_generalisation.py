@@ -42,7 +42,7 @@ def measure(run: Path, stride: int) -> dict[str, dict[str, Any]]:
 
 def markdown(results: dict[str, dict[str, dict[str, Any]]], stride: int) -> str:
     lines = [
-        f"Success / score in % on every {stride}-th train goal and on the test split.",
+        f"Success / score in %: train goals whose index is a multiple of {stride}, and the test split.",
         "",
         "| run | policy | train goals | train success / score | test goals | test success / score |",
         "|---|---|---|---|---|---|",
