@@ -19,21 +19,19 @@ from typing import Any
 
 from apo_agent.config import TrainConfig
 from apo_agent.pipeline import evaluate_saved, reference_folder
+from benchmarks.agents.apo import run_folder
 
 SPLITS = ("train", "test")
 
 
-def load_run(run: Path) -> TrainConfig:
-    path = run / "config.json"
-    if not path.is_file() or not (run / "final-model").is_dir():
-        raise SystemExit(f"{run} is not a finished training run (it needs config.json and final-model/)")
-    return TrainConfig(**json.loads(path.read_text()))
-
-
 def measure(run: Path, stride: int) -> dict[str, dict[str, Any]]:
     """{policy: {split: summary}} for pi_ref and the trained policy of one run."""
-    config = load_run(run)
-    policies = {"pi_ref": str(reference_folder(config)), config.algorithm: str(run / "final-model")}
+    try:
+        model_dir, config_dir = run_folder(run)  # the apo benchmark agent's own run lookup
+    except FileNotFoundError as error:
+        raise SystemExit(f"{run} is not a finished training run: {error}") from error
+    config = TrainConfig(**json.loads((config_dir / "config.json").read_text()))
+    policies = {"pi_ref": str(reference_folder(config)), config.algorithm: str(model_dir)}
     return {
         name: {split: evaluate_saved(config, path, f"{name} on {split}", split, stride) for split in SPLITS}
         for name, path in policies.items()

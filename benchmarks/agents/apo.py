@@ -18,7 +18,7 @@ from benchmarks.agents.base import AgentFactory, Info
 DEFAULT_RUN = Path(__file__).resolve().parents[1] / "results" / "apo" / "policy"
 
 
-def _run_folder(run: str | Path) -> tuple[Path, Path]:
+def run_folder(run: str | Path) -> tuple[Path, Path]:
     """(model folder, folder of config.json) for a run folder or a model folder inside one."""
     path = Path(run)
     for model, config in ((path / "final-model", path), (path, path.parent), (path, path)):
@@ -92,7 +92,7 @@ def factory(
     from apo_agent.policy import LMPolicy
     from apo_agent.trainer import prompt_encoder
 
-    model_dir, config_dir = _run_folder(run)
+    model_dir, config_dir = run_folder(run)
     stored = json.loads((config_dir / "config.json").read_text())
     config = TrainConfig(**{**stored, "model": str(model_dir), "device": device, "sft_epochs": 0})
     policy = LMPolicy.load(str(model_dir), device=device, bf16=False, with_reference=False)
