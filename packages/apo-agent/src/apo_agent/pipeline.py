@@ -141,7 +141,7 @@ def build_reference(config: TrainConfig) -> str:
     return str(target)
 
 
-def evaluate_on_test(
+def evaluate_on_split(
     policy: LMPolicy, config: TrainConfig, description: str, split: str = "test", stride: int = 1
 ) -> EvalResult:
     """One episode per goal: the test split's first ``config.test_goals`` goals, or every
@@ -173,7 +173,7 @@ def evaluate_saved(
     (seeded from ``config.seed``, as the pipeline does)."""
     seed_everything(config.seed)
     policy = LMPolicy.load(model_path, device=config.device, bf16=config.bf16, with_reference=False)
-    return evaluate_on_test(policy, config, description, split, stride).summary()
+    return evaluate_on_split(policy, config, description, split, stride).summary()
 
 
 def evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, Any]:
@@ -213,7 +213,7 @@ def run_pipeline(config: TrainConfig) -> dict[str, Any]:
     training = train(config, model=reference_path)
     trained_done = time.perf_counter()
     seed_everything(config.seed)
-    trained_result = evaluate_on_test(
+    trained_result = evaluate_on_split(
         training.policy, config, f"test evaluation: after {config.algorithm}"
     ).summary()
     finished = time.perf_counter()
