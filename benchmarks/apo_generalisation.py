@@ -8,18 +8,26 @@ its trained policy with the run's own prompts and decoding (``eval_temperature``
 ``stride``-th goal of the train split and on the test split, and prints a Markdown table. A
 gain on the training goals that the test goals do not share is learnt per goal, not as a
 skill.
+
+Most goals name options (a size, a colour), and most failures are purchases without them,
+so the table also says, over the goals that name options, how often the policy chose any
+option and how often it bought every named one (matched as the reward matches them).
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from apo_agent.config import TrainConfig
-from apo_agent.pipeline import evaluate_saved, reference_folder
+from apo_agent.pipeline import evaluate_saved_episodes, reference_folder
+from apo_agent.rollout import Episode
+from apo_agent.trainer import env_spec
 from benchmarks.agents.apo import run_folder
+from webshop_gym.reward import option_matches
 
 SPLITS = ("train", "test")
 
@@ -32,26 +40,56 @@ def measure(run: Path, stride: int) -> dict[str, dict[str, Any]]:
         raise SystemExit(f"{run} is not a finished training run: {error}") from error
     config = TrainConfig(**json.loads((config_dir / "config.json").read_text()))
     policies = {"pi_ref": str(reference_folder(config)), config.algorithm: str(model_dir)}
+    goals = {split: _goals(config, split) for split in SPLITS}
+    results: dict[str, dict[str, Any]] = {}
+    for name, path in policies.items():
+        results[name] = {}
+        for split in SPLITS:
+            evaluation = evaluate_saved_episodes(config, path, f"{name} on {split}", split, stride)
+            options = option_behaviour(evaluation.episodes, goals[split])
+            results[name][split] = {**evaluation.summary(), **options}
+    return results
+
+
+def option_behaviour(episodes: Sequence[Episode], goals: Sequence[Any]) -> dict[str, Any]:
+    """Over the episodes whose goal names options: how many there are, and the % that
+    bought some option and that bought every named option. ``goals[i]`` is goal index i."""
+    named = [(e, goals[e.goal_index].goal_options) for e in episodes if goals[e.goal_index].goal_options]
+    bought = [(e.info.get("purchased_options") or {}, wanted) for e, wanted in named]
+    chose = sum(bool(options) for options, _ in bought)
+    right = sum(option_matches(wanted, options.values()) == len(wanted) for options, wanted in bought)
+    total = len(named) or 1  # (no such goal: both shares are 0)
     return {
-        name: {split: evaluate_saved(config, path, f"{name} on {split}", split, stride) for split in SPLITS}
-        for name, path in policies.items()
+        "option_goals": len(named),
+        "chose_options": 100.0 * chose / total,
+        "all_options_right": 100.0 * right / total,
     }
+
+
+def _goals(config: TrainConfig, split: str) -> list[Any]:
+    world: Any = env_spec(config).make(split).unwrapped
+    return [world.all_goals[index] for index in world.goal_indices]
 
 
 def markdown(results: dict[str, dict[str, dict[str, Any]]], stride: int) -> str:
     lines = [
         f"Success / score in %: train goals whose index is a multiple of {stride}, and the test split.",
         "",
-        "| run | policy | train goals | train success / score | test goals | test success / score |",
-        "|---|---|---|---|---|---|",
+        "Options: of the goals that name options (their number in brackets), % where the",
+        "policy chose some option / bought every named option.",
+        "",
+        "| run | policy | train goals | train success / score | train options | "
+        "test goals | test success / score | test options |",
+        "|---|---|---|---|---|---|---|---|",
     ]
     for run, policies in results.items():
         for name, splits in policies.items():
-            train, test = splits["train"], splits["test"]
-            lines.append(
-                f"| {run} | {name} | {train['goals']} | {train['success']:.1f} / {train['score']:.1f} | "
-                f"{test['goals']} | {test['success']:.1f} / {test['score']:.1f} |"
-            )
+            cells = [
+                f"{s['goals']} | {s['success']:.1f} / {s['score']:.1f} | "
+                f"({s['option_goals']}) {s['chose_options']:.1f} / {s['all_options_right']:.1f}"
+                for s in (splits["train"], splits["test"])
+            ]
+            lines.append(f"| {run} | {name} | {cells[0]} | {cells[1]} |")
     return "\n".join(lines) + "\n"
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import gymnasium as gym
 import pytest
@@ -38,13 +39,41 @@ def test_pi_ref_and_the_trained_policy_on_both_splits(run_folder, tmp_path, caps
     table = out.read_text()
     assert table == capsys.readouterr().out.rstrip("\n") + "\n"
     rows = [line for line in table.splitlines() if line.startswith(f"| {run_folder} |")]
+    cells = [row.strip("| ").split(" | ") for row in rows]
     # 630 train goals, every 300th: goals 0, 300 and 600; the run's test_goals: 2.
-    assert [[*row.split(" | ")[1:3], row.split(" | ")[4]] for row in rows] == [
-        ["pi_ref", "3", "2"],
-        ["apo", "3", "2"],
-    ]
+    assert [[c[1], c[2], c[5]] for c in cells] == [["pi_ref", "3", "2"], ["apo", "3", "2"]]
+    # The option columns: (goals that name options) % chose some / % bought all of them.
+    assert all(re.fullmatch(r"\(\d\) \d+\.\d / \d+\.\d", c[i]) for c in cells for i in (4, 7))
 
 
 def test_a_folder_that_is_not_a_run_is_explained(tmp_path):
     with pytest.raises(SystemExit, match="not a finished training run"):
         main([str(tmp_path)])
+
+
+def test_option_behaviour_counts_only_goals_that_name_options():
+    from apo_agent.rollout import Episode
+    from benchmarks.apo_generalisation import option_behaviour
+    from webshop_gym.goals import Goal
+
+    def goal(*options):
+        return Goal("B0", "i want shoes", (), options, 0.0, "shoes", "shoes", "shoes", "shoes")
+
+    def bought(goal_index, options):
+        info = {"purchased_asin": "B0", "purchased_options": options} if options is not None else {}
+        return Episode(goal_index, 0, [], [], 0.0, 0.0, False, steps=3, invalid_actions=0, info=info)
+
+    goals = [goal("large", "navy blue"), goal("9.5"), goal(), goal("red")]
+    episodes = [
+        bought(0, {"size": "large", "color": "navy blue"}),  # every named option
+        bought(1, {"size": "10"}),  # an option, the wrong one
+        bought(2, {}),  # names no option: not counted
+        bought(3, None),  # never bought
+    ]
+    assert option_behaviour(episodes, goals) == {
+        "option_goals": 3,
+        "chose_options": pytest.approx(200 / 3),
+        "all_options_right": pytest.approx(100 / 3),
+    }
+    none = {"option_goals": 0, "chose_options": 0.0, "all_options_right": 0.0}
+    assert option_behaviour(episodes[2:3], goals) == none

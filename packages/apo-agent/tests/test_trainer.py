@@ -157,3 +157,33 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
     # What does decide pi_ref still counts: other demonstrations are another pi_ref.
     with pytest.raises(AssertionError, match="built again"):
         pipeline.build_reference(dataclasses.replace(binary, demo_skip_options_prob=0.2))
+
+
+def test_option_variant_goals_join_both_stages(tmp_path, warm_model_dir, tiny_config, monkeypatch):
+    from apo_agent import trainer
+    from apo_agent.warm_start import option_variants_of
+
+    config = tiny_config(
+        tmp_path, warm_model_dir, train_goals=8, rl_option_variants=2, skip_goals_without_signal=False
+    )
+    variants = option_variants_of(gym.make(config.env_id, split="train"), range(8), 2, config.seed)
+    assert len(variants) >= 2  # (some of the first 8 goals name their options)
+    played = []
+
+    def spy(*args, **kwargs):
+        played.append(([goal for goal, _ in args[3]], kwargs.get("goals")))
+        return collect_episodes(*args, **kwargs)
+
+    collect_episodes = trainer.collect_episodes
+    monkeypatch.setattr(trainer, "collect_episodes", spy)
+    result = trainer.train(config)
+
+    # Stage 1 valued the 8 split goals and every variant; the variants' returns are cached apart.
+    assert sorted(result.optimal_values) == list(range(8 + len(variants)))
+    assert len(list((tmp_path / "run" / "optimal-values").glob("reference-rewards-*.json"))) == 2
+    # Stage 2 played goals by content: the split goals first, then the variants.
+    for goal_indices, goals in played:
+        assert goals is not None and goals[8:] == variants
+        assert all(0 <= g < 8 + len(variants) for g in goal_indices)
+    split = gym.make(config.env_id, split="train").unwrapped
+    assert played[0][1][:8] == [split.all_goals[split.goal_indices[i]] for i in range(8)]

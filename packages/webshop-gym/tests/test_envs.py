@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import pickle
 import warnings
 
@@ -161,7 +162,39 @@ def test_reset_options_are_checked():
     with pytest.raises(ValueError, match="goal_index"):
         env.reset(options={"goal_index": "3"})
     with pytest.raises(ValueError, match="unknown reset options"):
+        env.reset(options={"goals": 3})
+    with pytest.raises(ValueError, match=r"must be a webshop_gym\.goals\.Goal"):
         env.reset(options={"goal": 3})
+    goal = env.all_goals[env.goal_indices[0]]
+    with pytest.raises(ValueError, match="not in catalogue 'mini'"):
+        env.reset(options={"goal": dataclasses.replace(goal, asin="B000NOSUCH")})
+    with pytest.raises(ValueError, match="either"):
+        env.reset(options={"goal": goal, "goal_index": 0})
+
+
+def test_a_goal_of_ones_own_is_played_and_scored_against():
+    env = WebShopEnv(split="test")
+    # The first test goal whose product offers an option value the goal does not ask for.
+    split_goal, asked = next(
+        (goal, value)
+        for goal in (env.all_goals[i] for i in env.goal_indices)
+        for values in env.catalog[goal.asin].options.values()
+        for value in values
+        if value not in goal.goal_options
+    )
+    goal = dataclasses.replace(split_goal, instruction_text=f"i want it in {asked}", goal_options=(asked,))
+    observation, info = env.reset(options={"goal": goal})
+    assert info["goal_index"] is None and info["instruction"] == f"i want it in {asked}"
+    assert f"i want it in {asked}" in observation
+    expert = ExpertPolicy(env)
+    terminated = False
+    while not terminated:
+        _, reward, terminated, _, info = env.step(expert.act(observation, info))
+    assert info["purchased_options"] and asked in info["purchased_options"].values()
+    assert reward == info["score"]
+    # Pickling keeps the goal, which no index names.
+    env.reset(options={"goal": goal})
+    assert pickle.loads(pickle.dumps(env)).goal == goal
 
 
 def test_goal_index_selects_the_split_goal():

@@ -183,6 +183,11 @@ class TrainConfig:
     """N: reference episodes per training goal."""
     beta1: float = 0.5
     """Temperature of the soft maximum V*(x) = beta1 * log mean exp(r / beta1); small beta1 -> max r."""
+    rl_option_variants: int = 0
+    """Per training goal with options, this many `warm_start.option_variant` goals (its product
+    asked for with other option values, the instruction rewritten to name them) join the
+    training goals of Stage 1 and Stage 2 (GRPO's too): a policy cannot earn their reward by
+    remembering which options each product was bought with, only by reading the instruction."""
     skip_goals_without_signal: bool = False
     """Drop goals whose N reference rewards are all equal (nothing to learn from them)."""
     value_cache_dir: str | None = None
@@ -283,8 +288,9 @@ class TrainConfig:
                 "model='tiny' starts from random weights: set sft_epochs >= 1 so that the warm start "
                 "makes a reference policy worth improving"
             )
-        if self.demo_option_variants < 0:
-            raise ValueError(f"demo_option_variants must be >= 0, got {self.demo_option_variants}")
+        for name in ("demo_option_variants", "rl_option_variants"):
+            if getattr(self, name) < 0:
+                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
         for name in ("demo_skip_options_prob", "demo_random_action_prob"):
             if not 0.0 <= getattr(self, name) <= 1.0:
                 raise ValueError(f"{name} is a probability, got {getattr(self, name)}")

@@ -22,6 +22,7 @@ from apo_agent.context import PromptEncoder
 from apo_agent.objectives import optimal_value
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import collect_episodes
+from webshop_gym.goals import Goal
 
 
 @dataclass(frozen=True)
@@ -76,6 +77,7 @@ def estimate_optimal_values(
     seed: int = 0,
     cache: ReferenceRewardCache | None = None,
     progress: bool = True,
+    goals: Sequence[Goal] | None = None,
 ) -> dict[int, GoalValue]:
     """Runs N reference episodes per goal (those not cached) and returns V* per goal.
 
@@ -91,6 +93,8 @@ def estimate_optimal_values(
         seed: Run seed (env seeds derive from it).
         cache: Where cached returns are read and the new ones written.
         progress: Show a progress bar.
+        goals: When given, goal index i is ``goals[i]`` rather than train goal i (as in
+            `collect_episodes`).
     """
     known = cache.rewards if cache is not None else {}
     requests = [
@@ -108,6 +112,7 @@ def estimate_optimal_values(
             temperature=temperature,
             description="Stage 1: reference episodes",
             progress=progress,
+            goals=goals,
         )
         for episode in episodes:
             known.setdefault(episode.goal_index, []).append(episode.reward)

@@ -169,11 +169,18 @@ def evaluate_on_split(
 def evaluate_saved(
     config: TrainConfig, model_path: str, description: str, split: str = "test", stride: int = 1
 ) -> dict[str, Any]:
+    """The summary of `evaluate_saved_episodes`."""
+    return evaluate_saved_episodes(config, model_path, description, split, stride).summary()
+
+
+def evaluate_saved_episodes(
+    config: TrainConfig, model_path: str, description: str, split: str = "test", stride: int = 1
+) -> EvalResult:
     """A saved policy on the test split, or on every ``stride``-th goal of another split
-    (seeded from ``config.seed``, as the pipeline does)."""
+    (seeded from ``config.seed``, as the pipeline does), with its episodes."""
     seed_everything(config.seed)
     policy = LMPolicy.load(model_path, device=config.device, bf16=config.bf16, with_reference=False)
-    return evaluate_on_split(policy, config, description, split, stride).summary()
+    return evaluate_on_split(policy, config, description, split, stride)
 
 
 def evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, Any]:

@@ -24,6 +24,7 @@ import webshop_gym  # noqa: F401  (registers the env ids)
 from apo_agent.context import EpisodeContext, PromptEncoder, TokenSequence
 from apo_agent.policy import LMPolicy
 from shared_prompts import parse_model_output
+from webshop_gym.goals import Goal
 
 MAX_ACTION_CHARS = 1000
 
@@ -82,6 +83,7 @@ def collect_episodes(
     description: str | None = None,
     progress: bool = True,
     demonstrator: Callable[[int, str, dict[str, Any]], str] | None = None,
+    goals: Sequence[Goal] | None = None,
 ) -> list[Episode]:
     """Plays one episode per ``(goal_index, seed)`` request; returns them in request order.
 
@@ -97,6 +99,8 @@ def collect_episodes(
         demonstrator: Instead of sampling, ``demonstrator(env_slot, observation, info)``
             writes each answer (text), which is tokenised as the model should say it:
             this records demonstrations with exactly the prompts the policy will see.
+        goals: When given, goal index i plays ``goals[i]`` (the env's ``goal`` reset option)
+            instead of goal i of the envs' split: tasks of one's own over the catalogue.
     """
     results: list[Episode | None] = [None] * len(requests)
     queue = list(enumerate(requests))[::-1]
@@ -105,7 +109,8 @@ def collect_episodes(
 
     def start(slot: int) -> None:
         number, (goal_index, seed) = queue.pop()
-        observation, info = envs[slot].reset(seed=seed, options={"goal_index": goal_index})
+        options = {"goal_index": goal_index} if goals is None else {"goal": goals[goal_index]}
+        observation, info = envs[slot].reset(seed=seed, options=options)
         running[slot] = dict(
             number=number,
             goal_index=goal_index,

@@ -44,6 +44,7 @@ and resumes from the latest checkpoint in ``output_dir``.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import random
 import statistics
@@ -67,7 +68,9 @@ from apo_agent.objectives import apo_loss, grpo_advantages, grpo_token_losses
 from apo_agent.optimal_values import GoalValue, ReferenceRewardCache, estimate_optimal_values
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import EnvSpec, Episode, collect_episodes, make_envs
+from apo_agent.warm_start import option_variants_of
 from shared_prompts import PromptConfig
+from webshop_gym.goals import Goal
 
 
 @dataclass
@@ -158,6 +161,9 @@ def train(config: TrainConfig, model: str | None = None) -> TrainResult:
     train_envs = make_envs(spec, "train", config.num_envs)
     dev_envs: list[gym.Env] = []
     training_goals = split_goals(train_envs[0], config.train_goals)
+    variants = option_variants_of(train_envs[0], training_goals, config.rl_option_variants, config.seed)
+    # With variants, every goal is played by content: goal i < len(training_goals) is split goal i.
+    played_goals = [*_split_goal_list(train_envs[0], training_goals), *variants] if variants else None
     optimizer = torch.optim.AdamW(
         policy.trainable_parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
@@ -174,19 +180,35 @@ def train(config: TrainConfig, model: str | None = None) -> TrainResult:
                 config.value_cache_dir or output_dir / "optimal-values",
                 _reference_cache_key(reference.fingerprint(), spec, config),
             )
-            values = estimate_optimal_values(
-                reference,
-                train_envs,
-                encoder,
-                training_goals,
-                samples=config.reference_samples,
-                beta1=config.beta1,
-                max_new_tokens=config.max_new_tokens,
-                temperature=config.temperature,
-                seed=config.seed,
-                cache=cache,
-                progress=config.progress,
-            )
+
+            def stage1(
+                goal_indices: Sequence[int], cache: ReferenceRewardCache, goals: list[Goal] | None = None
+            ) -> dict[int, GoalValue]:
+                return estimate_optimal_values(
+                    reference,
+                    train_envs,
+                    encoder,
+                    goal_indices,
+                    samples=config.reference_samples,
+                    beta1=config.beta1,
+                    max_new_tokens=config.max_new_tokens,
+                    temperature=config.temperature,
+                    seed=config.seed,
+                    cache=cache,
+                    progress=config.progress,
+                    goals=goals,
+                )
+
+            values = stage1(training_goals, cache)
+            if variants:  # cached apart, so that the split goals' cache serves runs without variants
+                variant_key = {**cache.key, "rl_option_variants": config.rl_option_variants}
+                variant_cache = ReferenceRewardCache(cache.path.parent, variant_key)
+                variant_values = stage1(range(len(variants)), variant_cache, variants)
+                offset = len(training_goals)
+                for g, value in variant_values.items():
+                    values[offset + g] = dataclasses.replace(value, goal_index=offset + g)
+    if played_goals is not None:
+        training_goals = list(range(len(played_goals)))
     if config.algorithm == "apo":
         goal_pool = [
             g
@@ -235,6 +257,7 @@ def train(config: TrainConfig, model: str | None = None) -> TrainResult:
             temperature=config.temperature,
             description="rollouts",
             progress=False,
+            goals=played_goals,
         )
         update_started = time.perf_counter()
         if config.algorithm == "apo":
@@ -284,6 +307,11 @@ def train(config: TrainConfig, model: str | None = None) -> TrainResult:
 def _elapsed_before(metrics_path: Path) -> float:
     rows = read_metrics(metrics_path)
     return float(rows[-1].get("wall_time_s", 0.0)) if rows else 0.0
+
+
+def _split_goal_list(env: gym.Env, indices: Sequence[int]) -> list[Goal]:
+    world: Any = env.unwrapped
+    return [world.all_goals[world.goal_indices[index]] for index in indices]
 
 
 def _step_requests(

@@ -29,8 +29,7 @@ import dataclasses
 import math
 import random
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
@@ -43,6 +42,7 @@ from apo_agent.policy import LMPolicy
 from apo_agent.rollout import Episode, collect_episodes
 from shared_prompts import format_model_output
 from webshop_gym.actions import click_action, clicked_product
+from webshop_gym.goals import Goal
 from webshop_gym.policies import ExpertPolicy
 
 _BUY = click_action("buy now")
@@ -123,27 +123,20 @@ def collect_demonstrations(
     )
     if option_variants < 1:
         return demonstrations
-    world: Any = envs[0].unwrapped
-    rng = random.Random(seed)
-    variants = [
-        variant
-        for index in goal_indices
-        for _ in range(option_variants)
-        if (variant := option_variant(world.all_goals[world.goal_indices[index]], world.catalog, rng))
-    ]
+    variants = option_variants_of(envs[0], goal_indices, option_variants, seed)
     if not variants:
         return demonstrations
-    with _playing(envs, variants):
-        played = _demonstrate(
-            envs,
-            encoder,
-            range(len(variants)),
-            skip_options_prob,
-            0.0,
-            product,
-            seed + 1,
-            progress,
-        )
+    played = _demonstrate(
+        envs,
+        encoder,
+        range(len(variants)),
+        skip_options_prob,
+        0.0,
+        product,
+        seed + 1,
+        progress,
+        goals=variants,
+    )
     for episode in played:
         turns = [
             (sequence, action)
@@ -160,7 +153,20 @@ def collect_demonstrations(
     return demonstrations
 
 
-def option_variant(goal: Any, catalog: Any, rng: random.Random) -> Any | None:
+def option_variants_of(env: gym.Env, goal_indices: Sequence[int], per_goal: int, seed: int) -> list[Goal]:
+    """``per_goal`` `option_variant` draws for each of the split goals ``goal_indices`` (in
+    that order; goals without a variant add none), the same for the same seed."""
+    world: Any = env.unwrapped
+    rng = random.Random(seed)
+    return [
+        variant
+        for index in goal_indices
+        for _ in range(per_goal)
+        if (variant := option_variant(world.all_goals[world.goal_indices[index]], world.catalog, rng))
+    ]
+
+
+def option_variant(goal: Goal, catalog: Any, rng: random.Random) -> Goal | None:
     """``goal`` with each of its option values replaced by a random value of the same option
     of its product, in the instruction too; None when the goal has no options, its product
     is not in ``catalog``, or the instruction does not name every option value."""
@@ -183,21 +189,6 @@ def option_variant(goal: Any, catalog: Any, rng: random.Random) -> Any | None:
     return dataclasses.replace(goal, instruction_text=text, goal_options=tuple(options))
 
 
-@contextmanager
-def _playing(envs: Sequence[gym.Env], goals: Sequence[Any]) -> Iterator[None]:
-    """For a while, the envs' goal list is ``goals`` (goal index i plays goals[i])."""
-    saved = [(env.unwrapped.all_goals, env.unwrapped.goal_indices) for env in envs]  # type: ignore[attr-defined]
-    try:
-        for env in envs:
-            env.unwrapped.all_goals = tuple(goals)  # type: ignore[attr-defined]
-            env.unwrapped.goal_indices = range(len(goals))  # type: ignore[attr-defined]
-        yield
-    finally:
-        for env, (all_goals, goal_indices) in zip(envs, saved, strict=True):
-            env.unwrapped.all_goals = all_goals  # type: ignore[attr-defined]
-            env.unwrapped.goal_indices = goal_indices  # type: ignore[attr-defined]
-
-
 def _demonstrate(
     envs: Sequence[gym.Env],
     encoder: PromptEncoder,
@@ -207,6 +198,7 @@ def _demonstrate(
     product: DemoProduct,
     seed: int,
     progress: bool,
+    goals: Sequence[Goal] | None = None,
 ) -> list[Episode]:
     rng = random.Random(seed)
     demonstrators = [NoisyExpert(env, skip_options_prob, random_action_prob, rng, product) for env in envs]
@@ -228,6 +220,7 @@ def _demonstrate(
         description="demonstrations",
         progress=progress,
         demonstrator=answer,
+        goals=goals,
     )
 
 

@@ -36,7 +36,8 @@ REWARD_VARIANTS = ("original", "binary", "shaped")
 INFO_KEYS = {
     "available_actions": "the full action strings valid now (`search[<query>]` stands for any keywords)",
     "instruction": "the goal's instruction text",
-    "goal_index": "the goal's index within the split (what `reset(options={'goal_index': i})` takes)",
+    "goal_index": "the goal's index within the split (what `reset(options={'goal_index': i})` takes); "
+    "None for a goal given with `reset(options={'goal': goal})`",
     "page": "`search`, `results`, `item`, `sub_page` or `done`",
     "action_error": 'why the action was invalid; "" when it was valid',
     "steps_left": "actions left before the episode is truncated",
@@ -137,7 +138,11 @@ class WebShopEnv(gym.Env[str, str]):
     * ``observation_mode``: ``"text"``, ``"text_rich"`` or ``"html"``.
     * ``goals``: ``"human"`` (the crowd-written instructions) or ``"synthetic"`` (templated).
     * ``split``: ``"train"``, ``"dev"``, ``"test"`` or ``"all"``; ``reset(options={"goal_index": i})``
-      picks goal i of the split (test goal i is the paper's test goal i).
+      picks goal i of the split (test goal i is the paper's test goal i). Any other task over
+      the catalogue's products can be played with ``reset(options={"goal": goal})``, a
+      `webshop_gym.goals.Goal` (for instance a split goal with other option values, via
+      ``dataclasses.replace``); ``info["goal_index"]`` is then None. (Local envs only: a
+      goal object does not travel over HTTP.)
     * ``search_engine``: ``"bm25s"`` (embedded), ``"rank_bm25"`` (small catalogues) or
       ``"lucene"`` (the original's engine through pyserini; the ``lucene`` extra and Java 17).
     * ``reward``: ``"original"``, ``"binary"`` or ``"shaped"``; ``shaping_discount``: gamma of the shaping.
@@ -231,9 +236,16 @@ class WebShopEnv(gym.Env[str, str]):
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
         options = options or {}
-        unknown = set(options) - {"goal_index"}
+        unknown = set(options) - {"goal_index", "goal"}
         if unknown:
-            raise ValueError(f"unknown reset options {sorted(unknown)}; the only option is 'goal_index'")
+            raise ValueError(
+                f"unknown reset options {sorted(unknown)}; the options are 'goal_index' and 'goal'"
+            )
+        if options.get("goal") is not None:
+            if options.get("goal_index") is not None:
+                raise ValueError("give reset either options['goal_index'] or options['goal'], not both")
+            self._start(self._checked_goal(options["goal"]), goal_index=None)
+            return self._observation(), self._info(action_error="")
         goal_index = options.get("goal_index")
         if goal_index is None:
             goal_index = int(self.np_random.integers(len(self.goal_indices)))
@@ -242,14 +254,26 @@ class WebShopEnv(gym.Env[str, str]):
                 f"goal_index must be an int in [0, {len(self.goal_indices)}) for the "
                 f"{self._arguments['split']!r} split, got {goal_index!r}"
             )
-        self.goal_index = int(goal_index)
-        self.goal = self.all_goals[self.goal_indices[self.goal_index]]
-        self.state = self.shop.start(self.goal.instruction_text)
+        self._start(self.all_goals[self.goal_indices[int(goal_index)]], goal_index=int(goal_index))
+        return self._observation(), self._info(action_error="")
+
+    def _start(self, goal: Goal, goal_index: int | None) -> None:
+        self.goal, self.goal_index = goal, goal_index
+        self.state = self.shop.start(goal.instruction_text)
         self.steps = 0
         if self.reward_variant == "shaped":
-            self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
+            self._potential = ProgressPotential(self.catalog, goal, self.prices)
             self._last_potential = self._potential(self.state)
-        return self._observation(), self._info(action_error="")
+
+    def _checked_goal(self, goal: object) -> Goal:
+        if not isinstance(goal, Goal):
+            raise ValueError(f"options['goal'] must be a webshop_gym.goals.Goal, got {type(goal).__name__}")
+        if goal.asin not in self.prices:
+            raise ValueError(
+                f"options['goal'] is for product {goal.asin!r}, which is not in catalogue "
+                f"{self.catalog.name!r}: a goal must name one of its products"
+            )
+        return goal
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         if self.state is None or self.goal is None:
@@ -334,6 +358,7 @@ class WebShopEnv(gym.Env[str, str]):
             "np_random": self._np_random.bit_generator.state if self._np_random is not None else None,
             "np_random_seed": self._np_random_seed,
             "goal_index": self.goal_index,
+            "goal": self.goal if self.goal_index is None else None,  # a goal given to reset
             "state": self.state,
             "steps": self.steps,
             "last_potential": self._last_potential,
@@ -345,9 +370,9 @@ class WebShopEnv(gym.Env[str, str]):
             self._np_random, _ = gym.utils.seeding.np_random()
             self._np_random.bit_generator.state = saved["np_random"]
             self._np_random_seed = saved["np_random_seed"]
-        if saved["goal_index"] is not None:
+        if saved["goal_index"] is not None or saved.get("goal") is not None:
             self.goal_index = saved["goal_index"]
-            self.goal = self.all_goals[self.goal_indices[self.goal_index]]
+            self.goal = saved.get("goal") or self.all_goals[self.goal_indices[self.goal_index]]
             if self.reward_variant == "shaped":
                 self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
         self.state = saved["state"]

@@ -205,6 +205,10 @@ class RemoteWebShopEnv(gym.Env[str, str]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
+        if options and options.get("goal") is not None:
+            raise ValueError(
+                "a remote env plays its server's goals: use options={'goal_index': i}, or a local env"
+            )
         try:
             answer = self._client.request("POST", self._path("/reset"), {"seed": seed, "options": options})
         except RemoteEnvError as error:
