@@ -170,7 +170,8 @@ def option_variant(goal: Goal, catalog: Any, rng: random.Random) -> Goal | None:
     """``goal`` with each of its option values replaced by a random value of the same option
     of its product, in the instruction too; None when the goal has no options, its product
     is not in ``catalog``, or the instruction does not name every option value."""
-    if not goal.goal_options or not all(isinstance(v, str) for v in goal.goal_options):
+    named_values = [value for value in goal.goal_options if isinstance(value, str)]
+    if not named_values or len(named_values) < len(goal.goal_options):
         return None  # (synthetic goals keep (name, value) pairs; they name no options in words)
     if goal.asin not in catalog:
         return None
@@ -179,7 +180,7 @@ def option_variant(goal: Goal, catalog: Any, rng: random.Random) -> Goal | None:
         value.lower(): [v.lower() for v in values] for values in item.options.values() for value in values
     }
     text, options = goal.instruction_text, []
-    for value in goal.goal_options:
+    for value in named_values:
         named = re.search(rf"(?<!\w){re.escape(value)}(?!\w)", text, re.IGNORECASE)
         if value.lower() not in siblings or named is None:
             return None
