@@ -68,7 +68,7 @@ def option_behaviour(episodes: Sequence[Episode], goals: Sequence[Any]) -> dict[
 
 def _goals(config: TrainConfig, split: str) -> list[Any]:
     world: Any = env_spec(config).make(split).unwrapped
-    return [world.all_goals[index] for index in world.goal_indices]
+    return [world.split_goal(index) for index in range(len(world.goal_indices))]
 
 
 def markdown(results: dict[str, dict[str, dict[str, Any]]], stride: int) -> str:

@@ -163,7 +163,8 @@ def train(config: TrainConfig, model: str | None = None) -> TrainResult:
     training_goals = split_goals(train_envs[0], config.train_goals)
     variants = option_variants_of(train_envs[0], training_goals, config.rl_option_variants, config.seed)
     # With variants, every goal is played by content: goal i < len(training_goals) is split goal i.
-    played_goals = [*_split_goal_list(train_envs[0], training_goals), *variants] if variants else None
+    split_goal = train_envs[0].unwrapped.split_goal  # type: ignore[attr-defined]
+    played_goals = [*map(split_goal, training_goals), *variants] if variants else None
     optimizer = torch.optim.AdamW(
         policy.trainable_parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
@@ -307,11 +308,6 @@ def train(config: TrainConfig, model: str | None = None) -> TrainResult:
 def _elapsed_before(metrics_path: Path) -> float:
     rows = read_metrics(metrics_path)
     return float(rows[-1].get("wall_time_s", 0.0)) if rows else 0.0
-
-
-def _split_goal_list(env: gym.Env, indices: Sequence[int]) -> list[Goal]:
-    world: Any = env.unwrapped
-    return [world.all_goals[world.goal_indices[index]] for index in indices]
 
 
 def _step_requests(

@@ -254,8 +254,12 @@ class WebShopEnv(gym.Env[str, str]):
                 f"goal_index must be an int in [0, {len(self.goal_indices)}) for the "
                 f"{self._arguments['split']!r} split, got {goal_index!r}"
             )
-        self._start(self.all_goals[self.goal_indices[int(goal_index)]], goal_index=int(goal_index))
+        self._start(self.split_goal(int(goal_index)), goal_index=int(goal_index))
         return self._observation(), self._info(action_error="")
+
+    def split_goal(self, goal_index: int) -> Goal:
+        """Goal ``goal_index`` of this env's split (what ``reset(options={"goal_index": i})`` plays)."""
+        return self.all_goals[self.goal_indices[goal_index]]
 
     def _start(self, goal: Goal, goal_index: int | None) -> None:
         self.goal, self.goal_index = goal, goal_index
@@ -372,7 +376,7 @@ class WebShopEnv(gym.Env[str, str]):
             self._np_random_seed = saved["np_random_seed"]
         if saved["goal_index"] is not None or saved.get("goal") is not None:
             self.goal_index = saved["goal_index"]
-            self.goal = saved.get("goal") or self.all_goals[self.goal_indices[self.goal_index]]
+            self.goal = saved.get("goal") or self.split_goal(saved["goal_index"])
             if self.reward_variant == "shaped":
                 self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
         self.state = saved["state"]
