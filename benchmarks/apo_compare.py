@@ -94,9 +94,23 @@ def finished_run(config: TrainConfig) -> dict[str, Any] | None:
     except json.JSONDecodeError:
         return None  # cut short while being written: run it again
     settings = json.loads(json.dumps(dataclasses.asdict(config), default=str))
-    if results.get("config") != settings or not Path(results.get("final_model", "")).is_dir():
+    if not _same_settings(results.get("config") or {}, settings):
+        return None
+    if not Path(results.get("final_model", "")).is_dir():
         return None
     return dict(results)
+
+
+# Settings that change how fast a run goes, not what it trains, so seeds run side by side on
+# one thread each are reused by a later comparison that runs on two.
+RUNTIME_ONLY = ("torch_threads", "progress")
+
+
+def _same_settings(recorded: dict[str, Any], wanted: dict[str, Any]) -> bool:
+    def training(settings: dict[str, Any]) -> dict[str, Any]:
+        return {k: v for k, v in settings.items() if k not in RUNTIME_ONLY}
+
+    return training(recorded) == training(wanted)
 
 
 def evaluate_sampled(config: TrainConfig, run: dict[str, Any]) -> dict[str, Any]:

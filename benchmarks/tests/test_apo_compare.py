@@ -68,7 +68,7 @@ def test_a_sampled_report_has_one_table():
 
 
 def test_a_run_that_finished_with_the_same_settings_is_reused(tmp_path):
-    config = TrainConfig.from_preset("cpu-demo", seed=1, output_dir=str(tmp_path / "apo-seed1"))
+    config = TrainConfig.from_preset("cpu-demo", seed=1, torch_threads=1, output_dir=str(tmp_path / "apo-seed1"))
     assert finished_run(config) is None  # never ran
     (tmp_path / "apo-seed1" / "final-model").mkdir(parents=True)
     results = {
@@ -79,6 +79,9 @@ def test_a_run_that_finished_with_the_same_settings_is_reused(tmp_path):
     path = tmp_path / "apo-seed1" / "results.json"
     path.write_text(json.dumps(results, default=str))
     assert finished_run(config)["test"]["trained"]["success"] == 31.0
+    # The thread count only sets the speed: a run made on one thread is reused on two.
+    threads = dataclasses.replace(config, torch_threads=2)
+    assert finished_run(threads)["test"]["trained"]["success"] == 31.0
     # Other settings, a results file cut short, or a missing model: run it again.
     assert finished_run(dataclasses.replace(config, steps=config.steps + 1)) is None
     path.write_text(json.dumps(results, default=str)[:40])
