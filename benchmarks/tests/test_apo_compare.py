@@ -68,7 +68,9 @@ def test_a_sampled_report_has_one_table():
 
 
 def test_a_run_that_finished_with_the_same_settings_is_reused(tmp_path):
-    config = TrainConfig.from_preset("cpu-demo", seed=1, torch_threads=1, output_dir=str(tmp_path / "apo-seed1"))
+    config = TrainConfig.from_preset(
+        "cpu-demo", seed=1, torch_threads=1, output_dir=str(tmp_path / "apo-seed1")
+    )
     assert finished_run(config) is None  # never ran
     (tmp_path / "apo-seed1" / "final-model").mkdir(parents=True)
     results = {
