@@ -94,9 +94,8 @@ def finished_run(config: TrainConfig) -> dict[str, Any] | None:
     except json.JSONDecodeError:
         return None  # cut short while being written: run it again
     settings = json.loads(json.dumps(dataclasses.asdict(config), default=str))
-    if not _same_settings(results.get("config") or {}, settings):
-        return None
-    if not Path(results.get("final_model", "")).is_dir():
+    same = _training_settings(results.get("config") or {}) == _training_settings(settings)
+    if not same or not Path(results.get("final_model", "")).is_dir():
         return None
     return dict(results)
 
@@ -106,11 +105,8 @@ def finished_run(config: TrainConfig) -> dict[str, Any] | None:
 RUNTIME_ONLY = ("torch_threads", "progress")
 
 
-def _same_settings(recorded: dict[str, Any], wanted: dict[str, Any]) -> bool:
-    def training(settings: dict[str, Any]) -> dict[str, Any]:
-        return {k: v for k, v in settings.items() if k not in RUNTIME_ONLY}
-
-    return training(recorded) == training(wanted)
+def _training_settings(settings: dict[str, Any]) -> dict[str, Any]:
+    return {name: value for name, value in settings.items() if name not in RUNTIME_ONLY}
 
 
 def evaluate_sampled(config: TrainConfig, run: dict[str, Any]) -> dict[str, Any]:

@@ -171,7 +171,7 @@ def option_variant(goal: Goal, catalog: Any, rng: random.Random) -> Goal | None:
     of its product, in the instruction too; None when the goal has no options, its product
     is not in ``catalog``, or the instruction does not name every option value."""
     named_values = [value for value in goal.goal_options if isinstance(value, str)]
-    if not named_values or len(named_values) < len(goal.goal_options):
+    if not goal.goal_options or len(named_values) < len(goal.goal_options):
         return None  # (synthetic goals keep (name, value) pairs; they name no options in words)
     if goal.asin not in catalog:
         return None
