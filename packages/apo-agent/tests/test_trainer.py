@@ -8,12 +8,14 @@ import gymnasium as gym
 import pytest
 import torch
 
+from apo_agent import optimal_values
 from apo_agent.checkpoint import latest_checkpoint
 from apo_agent.context import PromptEncoder
 from apo_agent.metrics import read_metrics
 from apo_agent.objectives import optimal_value
 from apo_agent.optimal_values import ReferenceRewardCache, estimate_optimal_values
 from apo_agent.policy import LMPolicy
+from apo_agent.rollout import collect_episodes
 from apo_agent.trainer import train
 from shared_prompts import PromptConfig
 
@@ -92,6 +94,37 @@ def test_stage_one_reuses_its_cache(tmp_path, tiny_model_dir, tokenizer):
     )
     assert again == first
     assert ReferenceRewardCache(tmp_path, {**key, "test": 2}).rewards == {}  # another key, another file
+
+
+def test_a_stage_one_top_up_samples_new_episodes(tmp_path, tiny_model_dir, tokenizer, monkeypatch):
+    """Asking for more reference samples than are cached runs the missing ones as fresh draws,
+    although each run seeds its RNG the same way (they once replayed the cached episodes)."""
+    policy = LMPolicy.load(str(tiny_model_dir), device="cpu", with_reference=False)
+    encoder = PromptEncoder(
+        tokenizer, PromptConfig(think=False, max_observation_chars=120), "last_observation", False, 512
+    )
+    envs = [gym.make("WebShop-Mini-Text-v0", split="train", max_steps=2) for _ in range(2)]
+    key = {"reference_weights": policy.fingerprint(), "test": "top-up"}
+    played: list = []
+
+    def recording(*args, **kwargs):
+        episodes = collect_episodes(*args, **kwargs)
+        played.append([episode.actions for episode in episodes])
+        return episodes
+
+    monkeypatch.setattr(optimal_values, "collect_episodes", recording)
+    arguments = dict(beta1=0.5, max_new_tokens=12, progress=False)
+    torch.manual_seed(0)
+    estimate_optimal_values(
+        policy, envs, encoder, [0, 1], samples=2, cache=ReferenceRewardCache(tmp_path, key), **arguments
+    )
+    torch.manual_seed(0)  # a later run starts from the same RNG state
+    values = estimate_optimal_values(
+        policy, envs, encoder, [0, 1], samples=4, cache=ReferenceRewardCache(tmp_path, key), **arguments
+    )
+    cached, topped_up = played
+    assert len(cached) == len(topped_up) == 4 and all(len(v.rewards) == 4 for v in values.values())
+    assert cached != topped_up  # a random tiny model writes other text unless the draws repeat
 
 
 def test_pi_ref_is_evaluated_once_per_evaluation_key(tmp_path, monkeypatch):

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+import torch
 
 from apo_agent.context import PromptEncoder
 from apo_agent.objectives import optimal_value
@@ -103,6 +104,10 @@ def estimate_optimal_values(
         for sample in range(len(known.get(goal, [])), samples)
     ]
     if requests:
+        if any(known.get(goal) for goal in goal_indices):
+            # Every run seeds its RNG the same way, so a top-up of the cache would replay the
+            # cached episodes' draws: seed the sampler from the first new episode's seed instead.
+            torch.manual_seed(requests[0][1])
         episodes = collect_episodes(
             reference,
             envs,
