@@ -104,7 +104,7 @@ def estimate_optimal_values(
         for sample in range(len(known.get(goal, [])), samples)
     ]
     if requests:
-        if any(known.get(goal) for goal in goal_indices):
+        if any(known.get(goal) for goal, _ in requests):
             # Every run seeds its RNG the same way, so a top-up of the cache would replay the
             # cached episodes' draws: seed the sampler from the first new episode's seed instead.
             torch.manual_seed(requests[0][1])
