@@ -16,9 +16,12 @@ For each algorithm it runs ``--steps`` training steps (after one warm-up step) o
 prints: agent tokens sampled per second during rollouts, rollout and update time per step,
 how many episodes the update used, and peak GPU memory. A*PO's V* is fixed at 0 for every
 goal: Stage 1 is a rollout like any other, and the update costs the same whatever V* is.
-GRPO leaves out episodes whose group-normalised advantage is 0, which with a random model
-is most of them (equal returns): its update time then says little, and the table shows how
-many episodes it used.
+A random model's returns are nearly all equal, and GRPO leaves out episodes whose
+group-normalised advantage is 0, so the returns are replaced by random draws before each
+update: both updates then use every episode (the table shows how many they used).
+
+If JAX is installed, bm25s imports it, and JAX takes 75% of the GPU's memory at start: run
+with ``JAX_PLATFORMS=cpu`` (or ``XLA_PYTHON_CLIENT_PREALLOCATE=false``).
 """
 
 from __future__ import annotations
@@ -91,6 +94,7 @@ def measure(policy: LMPolicy, config: TrainConfig, envs: list[gym.Env], steps: i
     per_goal = config.group_size if config.algorithm == "grpo" else 1
     goals = config.episodes_per_step // per_goal
     values = {g: GoalValue(g, 0.0, (0.0,)) for g in range(goals)}
+    random_returns = torch.Generator().manual_seed(0)
     rows = []
     for step in range(steps + 1):
         if policy.device.type == "cuda":
@@ -107,6 +111,8 @@ def measure(policy: LMPolicy, config: TrainConfig, envs: list[gym.Env], steps: i
             progress=False,
         )
         rolled = time.perf_counter()
+        for episode in episodes:  # random returns: GRPO's groups are not all equal (see above)
+            episode.reward = float(torch.rand((), generator=random_returns))
         if config.algorithm == "apo":
             apo_update(policy, optimizer, episodes, values, config)
         else:

@@ -14,6 +14,9 @@ def test_tiny_architecture_on_cpu(tmp_path):
     assert out.read_text() == table
     rows = {m.group(1): float(m.group(2)) for m in re.finditer(r"\| (A\*PO|GRPO) \| (\d+) \|", table)}
     assert set(rows) == {"A*PO", "GRPO"} and all(tokens_per_s > 0 for tokens_per_s in rows.values())
+    sixth_column = r"\| (A\*PO|GRPO) \|(?: [^|]+ \|){4} (\d+) \|"  # episodes in the update
+    used = {m.group(1): m.group(2) for m in re.finditer(sixth_column, table)}
+    assert used == {"A*PO": "4", "GRPO": "4"}  # random returns: GRPO's update uses every episode too
 
 
 def test_the_qwen_architecture_is_the_published_one():
