@@ -69,12 +69,18 @@ def test_a_tiny_grpo_run_uses_groups_and_the_same_budget(tmp_path, warm_model_di
     assert result.optimal_values == {}  # no Stage 1
 
 
-def test_stage_one_reuses_its_cache(tmp_path, tiny_model_dir, tokenizer):
-    policy = LMPolicy.load(str(tiny_model_dir), device="cpu", with_reference=False)
+def stage_one_setup(model_dir, tokenizer, env_count):
+    """pi_ref (the random tiny model), its prompt encoder and short train-split envs."""
+    policy = LMPolicy.load(str(model_dir), device="cpu", with_reference=False)
     encoder = PromptEncoder(
         tokenizer, PromptConfig(think=False, max_observation_chars=120), "last_observation", False, 512
     )
-    envs = [gym.make("WebShop-Mini-Text-v0", split="train", max_steps=2) for _ in range(3)]
+    envs = [gym.make("WebShop-Mini-Text-v0", split="train", max_steps=2) for _ in range(env_count)]
+    return policy, encoder, envs
+
+
+def test_stage_one_reuses_its_cache(tmp_path, tiny_model_dir, tokenizer):
+    policy, encoder, envs = stage_one_setup(tiny_model_dir, tokenizer, env_count=3)
     key = {"reference_weights": policy.fingerprint(), "test": 1}
     arguments = dict(beta1=0.5, max_new_tokens=4, progress=False)
     first = estimate_optimal_values(
@@ -99,11 +105,7 @@ def test_stage_one_reuses_its_cache(tmp_path, tiny_model_dir, tokenizer):
 def test_a_stage_one_top_up_samples_new_episodes(tmp_path, tiny_model_dir, tokenizer, monkeypatch):
     """Asking for more reference samples than are cached runs the missing ones as fresh draws,
     although each run seeds its RNG the same way (they once replayed the cached episodes)."""
-    policy = LMPolicy.load(str(tiny_model_dir), device="cpu", with_reference=False)
-    encoder = PromptEncoder(
-        tokenizer, PromptConfig(think=False, max_observation_chars=120), "last_observation", False, 512
-    )
-    envs = [gym.make("WebShop-Mini-Text-v0", split="train", max_steps=2) for _ in range(2)]
+    policy, encoder, envs = stage_one_setup(tiny_model_dir, tokenizer, env_count=2)
     key = {"reference_weights": policy.fingerprint(), "test": "top-up"}
     played: list = []
 
