@@ -213,7 +213,7 @@ def train(session: nox.Session) -> None:
 
 @nox.session(python="3.11")
 def train_compare(session: nox.Session) -> None:
-    """pi_ref vs A*PO vs GRPO over 3 seeds on CPU, recorded in benchmarks/results/apo (about 45 minutes)."""
+    """pi_ref vs A*PO vs GRPO over 3 seeds on CPU, recorded in benchmarks/results/apo (about 2 hours)."""
     install_benchmarks(session)
     session.run("python", "-m", "benchmarks.apo_compare", "--out", "benchmarks/results/apo", *session.posargs)
 

@@ -319,7 +319,7 @@ def _choice(name: str, value: object, allowed: tuple[object, ...]) -> None:
 
 
 # The CPU demo: a small Llama built from scratch, warm-started on an imperfect demonstrator,
-# then A*PO. Sized so that the whole pipeline fits in minutes on two CPU cores.
+# then A*PO. Sized so that the whole pipeline fits in about 30 minutes on two CPU cores.
 _CPU_DEMO: dict[str, Any] = dict(
     output_dir="runs/cpu-demo",
     model=TINY_MODEL,
@@ -330,21 +330,33 @@ _CPU_DEMO: dict[str, Any] = dict(
     max_observation_chars=400,
     max_new_tokens=48,
     max_prompt_tokens=512,
+    # Answers can only be the page's actions and the only search is the instruction, so
+    # what is left to learn is which product, which options and when to buy.
+    constrain_actions=True,
+    search_query="instruction",
     num_envs=32,
+    # pi_ref: a demonstrator the small model can imitate (the first result, no random
+    # clicks) that skips the goal's options in half of its episodes, and per goal 6 option
+    # variants that teach reading option values from the instruction.
+    demo_product="first",
+    demo_skip_options_prob=0.5,
+    demo_random_action_prob=0.0,
+    demo_option_variants=6,
     # Small batches: the small model needs many updates to learn to copy ids and options.
-    sft_epochs=10,
+    sft_epochs=3,
     sft_batch_size=8,
     sft_learning_rate=1e-3,
     reference_samples=4,
-    train_goals=128,
+    train_goals=None,
     skip_goals_without_signal=True,
-    steps=48,
+    steps=96,
     episodes_per_step=32,
     beta2=0.1,
     learning_rate=2e-4,
     micro_batch_episodes=32,
     eval_every=0,
-    checkpoint_every=8,
+    eval_temperature=0.0,  # greedy: the sampled policy is reported beside it by apo_compare
+    checkpoint_every=48,
 )
 
 # Qwen2.5-1.5B-Instruct on one GPU (>= 40 GB): full conversations, thoughts, full fine-tuning.
