@@ -23,6 +23,7 @@ from apo_agent.config import PROMPT_FIELDS, TINY_MODEL, TrainConfig
 from apo_agent.evaluation import EvalResult, evaluate
 from apo_agent.policy import LMPolicy, resolve_device
 from apo_agent.rollout import make_envs
+from apo_agent.run_lock import locked_folder
 from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
 from apo_agent.trainer import env_spec, prompt_encoder, seed_everything, split_goals, train
 from apo_agent.warm_start import collect_demonstrations, supervised_warm_start
@@ -68,9 +69,16 @@ def reference_folder(config: TrainConfig) -> Path:
 
 
 def build_reference(config: TrainConfig) -> str:
-    """pi_ref's location: ``config.model`` itself, or ``<output_dir>/reference`` after a warm start."""
+    """pi_ref's location: ``config.model`` itself, or ``<output_dir>/reference`` after a warm start.
+
+    Runs that share ``reference_dir`` take turns: one builds pi_ref, the others wait and reuse it."""
     if config.sft_epochs == 0:
         return config.model
+    with locked_folder(reference_folder(config), role="reference_dir", wait=True):
+        return _build_reference(config)
+
+
+def _build_reference(config: TrainConfig) -> str:
     target = reference_folder(config)
     record = target / "reference.json"
     settings = reference_settings(config)
@@ -186,6 +194,11 @@ def evaluate_saved_episodes(
 def evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, Any]:
     """pi_ref on the test split, kept beside it: runs that share pi_ref (A*PO and GRPO of a
     seed) and evaluate it the same way (test goals, temperature) evaluate it once."""
+    with locked_folder(reference_folder(config), role="reference_dir", wait=True):
+        return _evaluate_reference(config, reference_path)
+
+
+def _evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, Any]:
     path = reference_folder(config) / "test-evaluation.json"
     key = {
         "reference": reference_settings(config),
@@ -206,7 +219,15 @@ def evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, An
 
 
 def run_pipeline(config: TrainConfig) -> dict[str, Any]:
-    """pi_ref -> test evaluation -> training -> test evaluation; returns (and writes) the results."""
+    """pi_ref -> test evaluation -> training -> test evaluation; returns (and writes) the results.
+
+    Raises :class:`~apo_agent.run_lock.FolderInUseError` if another process is writing to
+    ``config.output_dir``."""
+    with locked_folder(config.output_dir):
+        return _run_pipeline(config)
+
+
+def _run_pipeline(config: TrainConfig) -> dict[str, Any]:
     started = time.perf_counter()
     output_dir = Path(config.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)

@@ -68,6 +68,7 @@ from apo_agent.objectives import apo_loss, grpo_advantages, grpo_token_losses
 from apo_agent.optimal_values import GoalValue, ReferenceRewardCache, estimate_optimal_values
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import EnvSpec, Episode, collect_episodes, make_envs
+from apo_agent.run_lock import locked_folder
 from apo_agent.warm_start import option_variants_of
 from shared_prompts import PromptConfig
 from webshop_gym.goals import Goal
@@ -145,7 +146,15 @@ def _reference_cache_key(reference_fingerprint: str, spec: EnvSpec, config: Trai
 
 # ---- the training run -------------------------------------------------------------------------
 def train(config: TrainConfig, model: str | None = None) -> TrainResult:
-    """Stage 1 then Stage 2 (A*PO), or GRPO; starts from ``model`` (default ``config.model``)."""
+    """Stage 1 then Stage 2 (A*PO), or GRPO; starts from ``model`` (default ``config.model``).
+
+    Raises :class:`~apo_agent.run_lock.FolderInUseError` if another process is training into
+    ``config.output_dir``."""
+    with locked_folder(config.output_dir):
+        return _train(config, model)
+
+
+def _train(config: TrainConfig, model: str | None) -> TrainResult:
     started = time.perf_counter()
     output_dir = Path(config.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
