@@ -3,20 +3,24 @@
     python -m benchmarks.apo_compare --out benchmarks/results/apo          # 3 seeds
     python -m benchmarks.apo_compare --out /tmp/apo --seeds 0 --set steps=4  # a quick look
     python -m benchmarks.apo_compare --out /tmp/apo --algorithms apo         # A*PO only
+    python -m benchmarks.apo_compare --out /tmp/apo --rounds 3               # A*PO in 3 rounds
 
 For each seed, the `cpu-demo` preset of apo-agent builds pi_ref (a small model warm-started
 on imperfect expert demonstrations), evaluates it on the test split, trains it with A*PO
 and, from the same pi_ref, with GRPO at the same number of Stage 2 episodes, and evaluates
 both (``--algorithms`` runs a subset). A*PO also spends its Stage 1 reference episodes
 (offline, once per pi_ref); the table gives both counts and the wall-clock of every stage.
+With ``--rounds R`` A*PO runs R times in a row, each round taking the policy the last one
+made as its pi_ref (a fresh Stage 1, and the KL anchor moves with it); every round is
+reported against the first pi_ref, with the episodes of all rounds so far.
 Running the same command again reuses every run in ``--work`` that finished with the same
 settings, so a stopped comparison goes on where it stopped. Written to ``--out``:
 
 * ``results.md``: the table (mean ± std over seeds, then per seed), the machine, the command;
 * ``results.json``: every figure; ``learning_curves.png``: training success per algorithm;
 * ``runs/<algorithm>-seed<k>/``: each run's metrics.csv, learning curve and results.json;
-* ``policy/``: the A*PO policy of the first seed (config.json + final-model/), which the
-  ``apo`` benchmark agent plays by default.
+* ``policy/``: the (last round's) A*PO policy of the first seed (config.json +
+  final-model/), which the ``apo`` benchmark agent plays by default.
 """
 
 from __future__ import annotations
@@ -45,30 +49,63 @@ KEPT_FILES = ("metrics.csv", "learning_curve.png", "results.json", "config.json"
 SAMPLED = 1.0
 
 
+def policies_of(algorithms: Sequence[str], rounds: int = 1) -> list[str]:
+    """The trained policies a comparison reports: "apo", "apo-round2", ..., "grpo"."""
+    if rounds < 1:
+        raise ValueError(f"rounds must be at least 1, got {rounds}")
+    policies = []
+    for algorithm in algorithms:
+        policies.append(algorithm)
+        if algorithm == "apo":
+            policies += [f"apo-round{r}" for r in range(2, rounds + 1)]
+    return policies
+
+
+def run_name(policy: str, seed: int) -> str:
+    """``apo-round2`` of seed 0 runs in ``apo-seed0-round2``."""
+    algorithm, _, round_ = policy.partition("-")
+    return f"{algorithm}-seed{seed}" + (f"-{round_}" if round_ else "")
+
+
+def round_of(policy: str) -> int:
+    return int(policy.partition("-round")[2] or 1)
+
+
+def label(policy: str) -> str:
+    algorithm = policy.partition("-")[0]
+    return LABELS[algorithm] + (f", {round_of(policy)} rounds" if round_of(policy) > 1 else "")
+
+
 def run_all(
     out: Path,
     work: Path,
     seeds: list[int],
     overrides: dict[str, Any],
     algorithms: Sequence[str] = ALGORITHMS,
+    rounds: int = 1,
 ) -> dict[str, Any]:
-    """Runs every (seed, algorithm) pipeline; returns the per-run results."""
+    """Runs every (seed, policy) pipeline; returns the per-run results."""
     runs: dict[str, Any] = {}
     for seed in seeds:
-        for algorithm in algorithms:
-            name = f"{algorithm}-seed{seed}"
-            config = TrainConfig.from_preset(
-                "cpu-demo",
-                **{
-                    "torch_threads": 2,
-                    **overrides,
-                    "seed": seed,
-                    "algorithm": algorithm,
-                    "output_dir": str(work / name),
-                    "reference_dir": str(work / f"reference-seed{seed}"),
-                    "resume": False,
-                },
-            )
+        for policy in policies_of(algorithms, rounds):
+            name = run_name(policy, seed)
+            settings = {
+                "torch_threads": 2,
+                **overrides,
+                "seed": seed,
+                "algorithm": policy.partition("-")[0],
+                "output_dir": str(work / name),
+                "reference_dir": str(work / f"reference-seed{seed}"),
+                "resume": False,
+            }
+            if round_of(policy) > 1:  # pi_ref is the last round's policy, kept in this run's folder
+                previous = "apo" if round_of(policy) == 2 else f"apo-round{round_of(policy) - 1}"
+                settings.update(
+                    model=str(work / run_name(previous, seed) / "final-model"),
+                    sft_epochs=0,
+                    reference_dir=None,
+                )
+            config = TrainConfig.from_preset("cpu-demo", **settings)
             finished = finished_run(config)
             reused = " (finished earlier with the same settings: reused)" if finished else ""
             print(f"== {name}{reused}", flush=True)
@@ -95,14 +132,16 @@ def finished_run(config: TrainConfig) -> dict[str, Any] | None:
         return None  # cut short while being written: run it again
     settings = json.loads(json.dumps(dataclasses.asdict(config), default=str))
     same = _training_settings(results.get("config") or {}) == _training_settings(settings)
-    if not same or not Path(results.get("final_model", "")).is_dir():
+    final_model = Path(config.output_dir) / "final-model"
+    if not same or not final_model.is_dir():
         return None
-    return dict(results)
+    return {**results, "final_model": str(final_model)}  # where it is now, if the folder moved
 
 
-# Settings that change how fast a run goes, not what it trains, so seeds run side by side on
-# one thread each are reused by a later comparison that runs on two.
-RUNTIME_ONLY = ("torch_threads", "progress")
+# Settings that change how fast a run goes or where it is written, not what it trains: seeds
+# run side by side on one thread each, runs started by hand (``extra`` holds their command)
+# and run folders moved since are reused by a later comparison.
+RUNTIME_ONLY = ("torch_threads", "progress", "output_dir", "reference_dir", "resume", "extra")
 
 
 def _training_settings(settings: dict[str, Any]) -> dict[str, Any]:
@@ -125,45 +164,63 @@ def _mean_std(values: list[float]) -> str:
     return f"{statistics.fmean(values):.1f} ± {statistics.stdev(values):.1f}"
 
 
-def algorithms_run(runs: dict[str, Any], seeds: list[int]) -> list[str]:
-    """The algorithms that ran, in `ALGORITHMS` order (every seed runs the same ones)."""
-    return [a for a in ALGORITHMS if f"{a}-seed{seeds[0]}" in runs]
+def policies_run(runs: dict[str, Any], seeds: list[int]) -> list[str]:
+    """The policies that were trained, in report order (every seed trains the same ones)."""
+    rounds = 1
+    while f"apo-seed{seeds[0]}-round{rounds + 1}" in runs:
+        rounds += 1
+    return [p for p in policies_of(ALGORITHMS, rounds) if run_name(p, seeds[0]) in runs]
+
+
+def first_run(runs: dict[str, Any], policies: list[str], seed: int) -> dict[str, Any]:
+    """A run that started from the seed's first pi_ref (the warm start): every gain is against it."""
+    return runs[run_name(policies[0], seed)]
+
+
+def earlier_rounds(policy: str) -> list[str]:
+    """The runs whose episodes and time ``policy`` includes: itself and the rounds before it."""
+    if round_of(policy) == 1:
+        return [policy]
+    return ["apo", *(f"apo-round{r}" for r in range(2, round_of(policy) + 1))]
 
 
 def summarise(runs: dict[str, Any], seeds: list[int]) -> dict[str, Any]:
-    """Per policy: success, score and wall-clock over seeds."""
-    algorithms = algorithms_run(runs, seeds)
+    """Per policy: success, score, gain over the first pi_ref, episodes and wall-clock over seeds."""
+    policies = policies_run(runs, seeds)
     rows: dict[str, dict[str, list[float]]] = {}
     for seed in seeds:
-        # Every run of a seed starts from the same pi_ref: read it off the first.
-        reference = runs[f"{algorithms[0]}-seed{seed}"]["test"]["reference"]
+        first = first_run(runs, policies, seed)
+        reference = first["test"]["reference"]
         rows.setdefault("pi_ref", {}).setdefault("success", []).append(reference["success"])
         rows["pi_ref"].setdefault("score", []).append(reference["score"])
-        for algorithm in algorithms:
-            run = runs[f"{algorithm}-seed{seed}"]
-            row = rows.setdefault(algorithm, {})
+        if "test_sampled" in first:
+            rows["pi_ref"].setdefault("sampled_success", []).append(
+                first["test_sampled"]["reference"]["success"]
+            )
+            rows["pi_ref"].setdefault("sampled_score", []).append(first["test_sampled"]["reference"]["score"])
+        for policy in policies:
+            run = runs[run_name(policy, seed)]
+            so_far = [runs[run_name(p, seed)] for p in earlier_rounds(policy)]
+            row = rows.setdefault(policy, {})
             row.setdefault("success", []).append(run["test"]["trained"]["success"])
             row.setdefault("score", []).append(run["test"]["trained"]["score"])
-            row.setdefault("training_s", []).append(run["wall_time_s"]["training"])
-            row.setdefault("stage1_episodes", []).append(run["stage1_episodes"])
-            row.setdefault("stage2_episodes", []).append(run["stage2_episodes"])
-            row.setdefault("improvement", []).append(run["improvement"]["success"])
+            row.setdefault("improvement", []).append(run["test"]["trained"]["success"] - reference["success"])
+            row.setdefault("training_s", []).append(sum(r["wall_time_s"]["training"] for r in so_far))
+            row.setdefault("stage1_episodes", []).append(sum(r["stage1_episodes"] for r in so_far))
+            row.setdefault("stage2_episodes", []).append(sum(r["stage2_episodes"] for r in so_far))
             if "test_sampled" in run:
-                sampled = run["test_sampled"]
-                row.setdefault("sampled_success", []).append(sampled["trained"]["success"])
-                row.setdefault("sampled_score", []).append(sampled["trained"]["score"])
+                sampled = run["test_sampled"]["trained"]
+                row.setdefault("sampled_success", []).append(sampled["success"])
+                row.setdefault("sampled_score", []).append(sampled["score"])
                 row.setdefault("sampled_improvement", []).append(
-                    sampled["trained"]["success"] - sampled["reference"]["success"]
+                    sampled["success"] - first["test_sampled"]["reference"]["success"]
                 )
-                if algorithm == algorithms[0]:
-                    rows["pi_ref"].setdefault("sampled_success", []).append(sampled["reference"]["success"])
-                    rows["pi_ref"].setdefault("sampled_score", []).append(sampled["reference"]["score"])
     return rows
 
 
 def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], command: str) -> str:
-    algorithms = algorithms_run(runs, seeds)
-    some = runs[f"{algorithms[0]}-seed{seeds[0]}"]
+    policies = policies_run(runs, seeds)
+    some = first_run(runs, policies, seeds[0])
     goals = some["test"]["reference"]["goals"]
     temperature = some.get("config", {}).get("eval_temperature", SAMPLED)
     decoding = (
@@ -171,7 +228,7 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
         if temperature == 0
         else f"one sampled episode each (temperature {temperature:g})"
     )
-    title = " vs ".join(LABELS[a] for a in algorithms)
+    title = " vs ".join(LABELS[a] for a in ALGORITHMS if a in policies)
     lines = [
         f"# {title} on the CPU demo (WebShop-Mini-Text-v0, test split)",
         "",
@@ -186,13 +243,20 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
         f"| pi_ref (warm start) | {_mean_std(rows['pi_ref']['success'])} | "
         f"{_mean_std(rows['pi_ref']['score'])} | | | | |",
     ]
-    for algorithm in algorithms:
-        row = rows[algorithm]
+    for policy in policies:
+        row = rows[policy]
         lines.append(
-            f"| after {LABELS[algorithm]} | {_mean_std(row['success'])} | {_mean_std(row['score'])} | "
+            f"| after {label(policy)} | {_mean_std(row['success'])} | {_mean_std(row['score'])} | "
             f"{_mean_std(row['improvement'])} | {row['stage1_episodes'][0]:.0f} | "
             f"{row['stage2_episodes'][0]:.0f} | {_mean_std(row['training_s'])} |"
         )
+    if len(policies) > len([p for p in policies if round_of(p) == 1]):
+        lines += [
+            "",
+            "Each A*PO round after the first takes the last round's policy as its pi_ref (its own "
+            "Stage 1, and the KL anchor moves with it); gains are against the warm start, and the "
+            "episodes and wall-clock add up the rounds so far.",
+        ]
     if "sampled_success" in rows["pi_ref"]:
         lines += [
             "",
@@ -204,13 +268,13 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
             f"| pi_ref (warm start) | {_mean_std(rows['pi_ref']['sampled_success'])} | "
             f"{_mean_std(rows['pi_ref']['sampled_score'])} | |",
         ]
-        for algorithm in algorithms:
-            row = rows[algorithm]
+        for policy in policies:
+            row = rows[policy]
             lines.append(
-                f"| after {LABELS[algorithm]} | {_mean_std(row['sampled_success'])} | "
+                f"| after {label(policy)} | {_mean_std(row['sampled_success'])} | "
                 f"{_mean_std(row['sampled_score'])} | {_mean_std(row['sampled_improvement'])} |"
             )
-    labels = [LABELS[a] for a in algorithms]
+    labels = [label(p) for p in policies]
     lines += [
         "",
         "Training wall-clock covers Stage 1 (A*PO only) and Stage 2, not the warm start or the test "
@@ -218,14 +282,14 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
         "",
         "| seed | pi_ref success / score | "
         + " | ".join(
-            [f"{label} success / score" for label in labels] + [f"{label} training s" for label in labels]
+            [f"{name} success / score" for name in labels] + [f"{name} training s" for name in labels]
         )
         + " |",
-        "|---|---|" + "---|" * (2 * len(algorithms)),
+        "|---|---|" + "---|" * (2 * len(policies)),
     ]
     for seed in seeds:
-        trained = [runs[f"{a}-seed{seed}"] for a in algorithms]
-        reference = trained[0]["test"]["reference"]
+        reference = first_run(runs, policies, seed)["test"]["reference"]
+        trained = [runs[run_name(p, seed)] for p in policies]
         cells = [
             f"{r['test']['trained']['success']:.1f} / {r['test']['trained']['score']:.1f}" for r in trained
         ]
@@ -236,8 +300,9 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
     return "\n".join(lines) + "\n"
 
 
-def plot(out: Path, seeds: list[int], algorithms: Sequence[str] = ALGORITHMS) -> Path:
-    """Training success against Stage 2 episodes, one line per run."""
+def plot(out: Path, seeds: list[int], policies: Sequence[str] = ALGORITHMS) -> Path:
+    """Training success against Stage 2 episodes, one line per run; later A*PO rounds go on
+    from where the round before them ended."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -245,13 +310,19 @@ def plot(out: Path, seeds: list[int], algorithms: Sequence[str] = ALGORITHMS) ->
 
     figure, axis = plt.subplots(figsize=(6.5, 3.8))
     colours = {"apo": "tab:blue", "grpo": "tab:orange"}
-    for algorithm in algorithms:
+    for policy in policies:
+        algorithm = policy.partition("-")[0]
         for index, seed in enumerate(seeds):
-            rows = read_metrics(out / "runs" / f"{algorithm}-seed{seed}" / "metrics.csv")
-            xs = [r["episodes"] for r in rows]
+            offset = 0.0
+            for earlier in earlier_rounds(policy)[:-1]:
+                offset += read_metrics(out / "runs" / run_name(earlier, seed) / "metrics.csv")[-1]["episodes"]
+            rows = read_metrics(out / "runs" / run_name(policy, seed) / "metrics.csv")
+            xs = [offset + r["episodes"] for r in rows]
             ys = [100 * r["charts/success"] for r in rows]
-            label = LABELS[algorithm] if index == 0 else None
-            axis.plot(xs, ys, color=colours[algorithm], alpha=0.7, label=label)
+            first_line = index == 0 and round_of(policy) == 1
+            axis.plot(
+                xs, ys, color=colours[algorithm], alpha=0.7, label=LABELS[algorithm] if first_line else None
+            )
     axis.set_xlabel("Stage 2 episodes")
     axis.set_ylabel("training success % (per step)")
     axis.set_title("CPU demo: training success, one line per seed", fontsize=10)
@@ -264,13 +335,13 @@ def plot(out: Path, seeds: list[int], algorithms: Sequence[str] = ALGORITHMS) ->
     return path
 
 
-def keep_policy(out: Path, work: Path, seed: int) -> None:
-    """The A*PO policy of one seed, for the ``apo`` benchmark agent."""
+def keep_policy(out: Path, work: Path, seed: int, policy: str = "apo") -> None:
+    """An A*PO policy of one seed, for the ``apo`` benchmark agent."""
     target = out / "policy"
     shutil.rmtree(target, ignore_errors=True)
     target.mkdir(parents=True)
-    shutil.copy(work / f"apo-seed{seed}" / "config.json", target / "config.json")
-    shutil.copytree(work / f"apo-seed{seed}" / "final-model", target / "final-model")
+    shutil.copy(work / run_name(policy, seed) / "config.json", target / "config.json")
+    shutil.copytree(work / run_name(policy, seed) / "final-model", target / "final-model")
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -280,6 +351,9 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2])
     parser.add_argument(
         "--algorithms", nargs="+", choices=ALGORITHMS, default=list(ALGORITHMS), help="which to train"
+    )
+    parser.add_argument(
+        "--rounds", type=int, default=1, help="A*PO rounds, each from the last one's policy (default 1)"
     )
     parser.add_argument("--set", action="append", default=[], metavar="FIELD=VALUE", help="config override")
     arguments = parser.parse_args(argv)
@@ -291,16 +365,21 @@ def main(argv: list[str] | None = None) -> None:
     arguments.out.mkdir(parents=True, exist_ok=True)
     print(describe_machine(), flush=True)
     algorithms = [a for a in ALGORITHMS if a in arguments.algorithms]
-    runs = run_all(arguments.out, arguments.work, arguments.seeds, overrides, algorithms)
+    if arguments.rounds < 1 or (arguments.rounds > 1 and "apo" not in algorithms):
+        parser.error("--rounds takes a whole number from 1, and more than 1 needs --algorithms apo")
+    runs = run_all(arguments.out, arguments.work, arguments.seeds, overrides, algorithms, arguments.rounds)
     rows = summarise(runs, arguments.seeds)
     table = markdown(rows, runs, arguments.seeds, command)
     (arguments.out / "results.md").write_text(table)
     (arguments.out / "results.json").write_text(
         json.dumps({"command": command, "machine": describe_machine(), "summary": rows}, indent=2) + "\n"
     )
-    plot(arguments.out, arguments.seeds, algorithms)
+    policies = policies_of(algorithms, arguments.rounds)
+    plot(arguments.out, arguments.seeds, policies)
     if "apo" in algorithms:
-        keep_policy(arguments.out, arguments.work, arguments.seeds[0])
+        keep_policy(
+            arguments.out, arguments.work, arguments.seeds[0], policies_of(["apo"], arguments.rounds)[-1]
+        )
     print(table)
 
 

@@ -103,3 +103,63 @@ def test_a_report_of_one_algorithm_has_only_its_rows():
     assert "GRPO" not in table
     assert "| seed | pi_ref success / score | A*PO success / score | A*PO training s |" in table
     assert "| 1 | 21.0 / 50.0 | 36.0 / 60.0 | 300 |" in table
+
+
+def test_later_rounds_are_reported_against_the_first_pi_ref_with_their_episodes_added_up():
+    runs = {
+        "apo-seed0": fake_run(20.0, 30.0, 512, 300.0),
+        "apo-seed0-round2": fake_run(30.0, 36.0, 256, 200.0),  # its pi_ref is round 1's policy
+        "grpo-seed0": fake_run(20.0, 33.0, 0, 250.0),
+    }
+    rows = summarise(runs, [0])
+    assert rows["pi_ref"]["success"] == [20.0]
+    assert rows["apo-round2"]["improvement"] == [16.0]
+    table = markdown(rows, runs, [0], "python -m benchmarks.apo_compare --rounds 2")
+    assert "| after A*PO | 30.0 | 60.0 | 10.0 | 512 | 512 | 300.0 |" in table
+    assert "| after A*PO, 2 rounds | 36.0 | 60.0 | 16.0 | 768 | 1024 | 500.0 |" in table
+    assert "| after GRPO | 33.0 | 60.0 | 13.0 | 0 | 512 | 250.0 |" in table
+    assert "takes the last round's policy as its pi_ref" in table
+    assert "| 0 | 20.0 / 50.0 | 30.0 / 60.0 | 36.0 / 60.0 | 33.0 / 60.0 | 300 | 200 | 250 |" in table
+
+
+def test_each_round_starts_from_the_policy_of_the_round_before(tmp_path, monkeypatch):
+    import benchmarks.apo_compare as apo_compare
+
+    started = []
+
+    def fake_pipeline(config):
+        started.append(config)
+        return {**fake_run(20.0, 30.0, 512, 1.0), "config": {"eval_temperature": 1.0}}
+
+    monkeypatch.setattr(apo_compare, "run_pipeline", fake_pipeline)
+    work = tmp_path / "work"
+    overrides = {"steps": 2, "eval_temperature": 1.0}  # (greedy runs are also evaluated sampled)
+    runs = apo_compare.run_all(tmp_path / "out", work, [0], overrides, ["apo", "grpo"], rounds=3)
+    assert list(runs) == ["apo-seed0", "apo-seed0-round2", "apo-seed0-round3", "grpo-seed0"]
+    first, second, third, grpo = started
+    assert first.model == "tiny" and first.reference_dir == str(work / "reference-seed0")
+    assert second.model == str(work / "apo-seed0" / "final-model")
+    assert third.model == str(work / "apo-seed0-round2" / "final-model")
+    for later in (second, third):
+        assert later.sft_epochs == 0 and later.reference_dir is None and later.algorithm == "apo"
+    assert third.output_dir == str(work / "apo-seed0-round3") and third.steps == 2
+    assert grpo.algorithm == "grpo" and grpo.model == "tiny"
+
+
+def test_a_run_started_by_hand_and_moved_is_reused(tmp_path):
+    """Where a run was written and the command that started it do not change what it trained."""
+    by_hand = TrainConfig.from_preset(
+        "cpu-demo",
+        model="runs/apo-seed0/final-model",
+        sft_epochs=0,
+        output_dir="runs/elsewhere",
+        resume=True,
+        extra={"command": "python -m apo_agent --model runs/apo-seed0/final-model"},
+    )
+    moved = tmp_path / "apo-seed0-round2"
+    (moved / "final-model").mkdir(parents=True)
+    results = {"config": dataclasses.asdict(by_hand), "final_model": "runs/elsewhere/final-model"}
+    (moved / "results.json").write_text(json.dumps(results, default=str))
+    config = dataclasses.replace(by_hand, output_dir=str(moved), resume=False, extra={}, torch_threads=2)
+    assert finished_run(config)["final_model"] == str(moved / "final-model")
+    assert finished_run(dataclasses.replace(config, model="runs/apo-seed1/final-model")) is None
