@@ -277,8 +277,8 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
     labels = [label(p) for p in policies]
     lines += [
         "",
-        "Training wall-clock covers Stage 1 (A*PO only) and Stage 2, not the warm start or the test "
-        "evaluations. Per seed:",
+        "Training wall-clock covers Stage 1 (A*PO only) and Stage 2 (of every round so far), not the "
+        "warm start or the test evaluations. Per seed:",
         "",
         "| seed | pi_ref success / score | "
         + " | ".join(
@@ -293,7 +293,10 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
         cells = [
             f"{r['test']['trained']['success']:.1f} / {r['test']['trained']['score']:.1f}" for r in trained
         ]
-        cells += [f"{r['wall_time_s']['training']:.0f}" for r in trained]
+        cells += [
+            f"{sum(runs[run_name(e, seed)]['wall_time_s']['training'] for e in earlier_rounds(p)):.0f}"
+            for p in policies
+        ]
         lines.append(
             f"| {seed} | {reference['success']:.1f} / {reference['score']:.1f} | " + " | ".join(cells) + " |"
         )

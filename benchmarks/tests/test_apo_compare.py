@@ -119,7 +119,7 @@ def test_later_rounds_are_reported_against_the_first_pi_ref_with_their_episodes_
     assert "| after A*PO, 2 rounds | 36.0 | 60.0 | 16.0 | 768 | 1024 | 500.0 |" in table
     assert "| after GRPO | 33.0 | 60.0 | 13.0 | 0 | 512 | 250.0 |" in table
     assert "takes the last round's policy as its pi_ref" in table
-    assert "| 0 | 20.0 / 50.0 | 30.0 / 60.0 | 36.0 / 60.0 | 33.0 / 60.0 | 300 | 200 | 250 |" in table
+    assert "| 0 | 20.0 / 50.0 | 30.0 / 60.0 | 36.0 / 60.0 | 33.0 / 60.0 | 300 | 500 | 250 |" in table
 
 
 def test_each_round_starts_from_the_policy_of_the_round_before(tmp_path, monkeypatch):
