@@ -99,7 +99,7 @@ def run_all(
                 "resume": False,
             }
             if round_of(policy) > 1:  # pi_ref is the last round's policy, kept in this run's folder
-                previous = "apo" if round_of(policy) == 2 else f"apo-round{round_of(policy) - 1}"
+                previous = earlier_rounds(policy)[-2]
                 settings.update(
                     model=str(work / run_name(previous, seed) / "final-model"),
                     sft_epochs=0,
@@ -287,16 +287,13 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
         + " |",
         "|---|---|" + "---|" * (2 * len(policies)),
     ]
-    for seed in seeds:
+    for index, seed in enumerate(seeds):
         reference = first_run(runs, policies, seed)["test"]["reference"]
         trained = [runs[run_name(p, seed)] for p in policies]
         cells = [
             f"{r['test']['trained']['success']:.1f} / {r['test']['trained']['score']:.1f}" for r in trained
         ]
-        cells += [
-            f"{sum(runs[run_name(e, seed)]['wall_time_s']['training'] for e in earlier_rounds(p)):.0f}"
-            for p in policies
-        ]
+        cells += [f"{rows[p]['training_s'][index]:.0f}" for p in policies]  # the rounds so far
         lines.append(
             f"| {seed} | {reference['success']:.1f} / {reference['score']:.1f} | " + " | ".join(cells) + " |"
         )
