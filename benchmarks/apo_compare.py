@@ -38,12 +38,13 @@ from typing import Any
 
 from apo_agent.__main__ import parse_config_value
 from apo_agent.config import ALGORITHMS, TrainConfig
-from apo_agent.metrics import read_metrics
+from apo_agent.metrics import moving_average, read_metrics
 from apo_agent.pipeline import evaluate_reference, evaluate_saved, run_pipeline
 from benchmarks.machine import describe_machine
 
 LABELS = {"apo": "A*PO", "grpo": "GRPO"}
 KEPT_FILES = ("metrics.csv", "learning_curve.png", "results.json", "config.json")
+SMOOTHING_STEPS = 12  # the learning curves' moving average, in Stage 2 steps
 # The objectives optimise the sampling policy itself; when the preset evaluates greedily the
 # report also gives the same policies sampled at this temperature.
 SAMPLED = 1.0
@@ -300,6 +301,23 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
     return "\n".join(lines) + "\n"
 
 
+def episodes_before(out: Path, policy: str, seed: int) -> int:
+    """Stage 2 episodes of the A*PO rounds before this one (0 for a first round), from the
+    kept metrics.csv files."""
+    total = 0
+    for earlier in earlier_rounds(policy)[:-1]:
+        rows = read_metrics(out / "runs" / run_name(earlier, seed) / "metrics.csv")
+        total += rows[-1]["episodes"] if rows else 0
+    return total
+
+
+def training_curve(out: Path, policy: str, seed: int) -> tuple[list[int], list[float]]:
+    """Stage 2 episodes (counting on from the rounds before) and training success % per step."""
+    offset = episodes_before(out, policy, seed)
+    rows = read_metrics(out / "runs" / run_name(policy, seed) / "metrics.csv")
+    return [offset + r["episodes"] for r in rows], [100 * r["charts/success"] for r in rows]
+
+
 def plot(out: Path, seeds: list[int], policies: Sequence[str] = ALGORITHMS) -> Path:
     """Training success against Stage 2 episodes, one line per run; later A*PO rounds go on
     from where the round before them ended."""
@@ -313,19 +331,26 @@ def plot(out: Path, seeds: list[int], policies: Sequence[str] = ALGORITHMS) -> P
     for policy in policies:
         algorithm = policy.partition("-")[0]
         for index, seed in enumerate(seeds):
-            offset = 0.0
-            for earlier in earlier_rounds(policy)[:-1]:
-                offset += read_metrics(out / "runs" / run_name(earlier, seed) / "metrics.csv")[-1]["episodes"]
-            rows = read_metrics(out / "runs" / run_name(policy, seed) / "metrics.csv")
-            xs = [offset + r["episodes"] for r in rows]
-            ys = [100 * r["charts/success"] for r in rows]
+            xs, ys = training_curve(out, policy, seed)
             first_line = index == 0 and round_of(policy) == 1
+            if index == 0 and round_of(policy) > 1:  # a new pi_ref, and new goals with signal
+                start = episodes_before(out, policy, seed)
+                axis.axvline(start, color="grey", linestyle=":", linewidth=1)
+                axis.annotate(f" round {round_of(policy)}", (start, 2), color="grey", fontsize=8)
+            axis.plot(xs, ys, color=colours[algorithm], alpha=0.12, linewidth=0.8)
             axis.plot(
-                xs, ys, color=colours[algorithm], alpha=0.7, label=LABELS[algorithm] if first_line else None
+                xs,
+                moving_average(ys, SMOOTHING_STEPS),
+                color=colours[algorithm],
+                alpha=0.9,
+                label=LABELS[algorithm] if first_line else None,
             )
     axis.set_xlabel("Stage 2 episodes")
-    axis.set_ylabel("training success % (per step)")
-    axis.set_title("CPU demo: training success, one line per seed", fontsize=10)
+    axis.set_ylabel("training success %")
+    axis.set_title(
+        f"CPU demo: training success per step (faint) and over {SMOOTHING_STEPS} steps, one line per seed",
+        fontsize=9,
+    )
     axis.grid(alpha=0.3)
     axis.legend()
     figure.tight_layout()

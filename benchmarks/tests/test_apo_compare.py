@@ -6,7 +6,7 @@ import dataclasses
 import json
 
 from apo_agent.config import TrainConfig
-from benchmarks.apo_compare import finished_run, markdown, summarise
+from benchmarks.apo_compare import finished_run, markdown, plot, summarise, training_curve
 
 
 def fake_run(reference_success, trained_success, stage1, training_s):
@@ -163,3 +163,22 @@ def test_a_run_started_by_hand_and_moved_is_reused(tmp_path):
     config = dataclasses.replace(by_hand, output_dir=str(moved), resume=False, extra={}, torch_threads=2)
     assert finished_run(config)["final_model"] == str(moved / "final-model")
     assert finished_run(dataclasses.replace(config, model="runs/apo-seed1/final-model")) is None
+
+
+def write_metrics(folder, successes, episodes_per_step=32):
+    folder.mkdir(parents=True)
+    lines = ["step,episodes,charts/success"]
+    lines += [f"{step},{step * episodes_per_step},{success}" for step, success in enumerate(successes, 1)]
+    (folder / "metrics.csv").write_text("\n".join(lines) + "\n")
+
+
+def test_later_rounds_are_drawn_on_from_where_the_round_before_ended(tmp_path):
+    write_metrics(tmp_path / "runs" / "apo-seed0", [0.25, 0.5, 0.5])
+    write_metrics(tmp_path / "runs" / "apo-seed0-round2", [0.5, 0.75])
+    write_metrics(tmp_path / "runs" / "grpo-seed0", [0.0, 1.0])
+
+    assert training_curve(tmp_path, "apo", 0) == ([32, 64, 96], [25.0, 50.0, 50.0])
+    assert training_curve(tmp_path, "apo-round2", 0) == ([128, 160], [50.0, 75.0])
+    assert training_curve(tmp_path, "grpo", 0) == ([32, 64], [0.0, 100.0])
+    png = plot(tmp_path, [0], ["apo", "apo-round2", "grpo"])
+    assert png.read_bytes().startswith(b"\x89PNG")

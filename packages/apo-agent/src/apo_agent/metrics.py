@@ -132,7 +132,7 @@ def plot_learning_curve(rows: Sequence[dict[str, Any]], path: str | Path, title:
         if train:
             xs, ys = zip(*train, strict=True)
             axis.plot(xs, ys, color="tab:blue", alpha=0.3, label="training episodes")
-            axis.plot(xs, _moving_average(ys, 5), color="tab:blue", label="training (moving avg. 5)")
+            axis.plot(xs, moving_average(ys, 5), color="tab:blue", label="training (moving avg. 5)")
         evals = [(r["episodes"], r[f"eval/{key}"]) for r in rows if f"eval/{key}" in r]
         if evals:
             xs, ys = zip(*evals, strict=True)
@@ -150,7 +150,11 @@ def plot_learning_curve(rows: Sequence[dict[str, Any]], path: str | Path, title:
     return path
 
 
-def _moving_average(values: Sequence[float], window: int) -> list[float]:
+def moving_average(values: Sequence[float], window: int) -> list[float]:
+    """The mean of each value and the (up to) ``window - 1`` before it: per-step training
+    success from 32 episodes is too noisy to read by eye."""
+    if window < 1:
+        raise ValueError(f"window must be at least 1, got {window}")
     out = []
     for i in range(len(values)):
         chunk = values[max(0, i - window + 1) : i + 1]
