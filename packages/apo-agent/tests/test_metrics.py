@@ -1,3 +1,5 @@
+"""The moving average that smooths the learning curves."""
+
 import pytest
 
 from apo_agent.metrics import moving_average
