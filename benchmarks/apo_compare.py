@@ -168,7 +168,7 @@ def _mean_std(values: list[float]) -> str:
 def policies_run(runs: dict[str, Any], seeds: list[int]) -> list[str]:
     """The policies that were trained, in report order (every seed trains the same ones)."""
     rounds = 1
-    while f"apo-seed{seeds[0]}-round{rounds + 1}" in runs:
+    while run_name(f"apo-round{rounds + 1}", seeds[0]) in runs:
         rounds += 1
     return [p for p in policies_of(ALGORITHMS, rounds) if run_name(p, seeds[0]) in runs]
 
@@ -182,7 +182,7 @@ def earlier_rounds(policy: str) -> list[str]:
     """The runs whose episodes and time ``policy`` includes: itself and the rounds before it."""
     if round_of(policy) == 1:
         return [policy]
-    return ["apo", *(f"apo-round{r}" for r in range(2, round_of(policy) + 1))]
+    return policies_of(["apo"], round_of(policy))
 
 
 def summarise(runs: dict[str, Any], seeds: list[int]) -> dict[str, Any]:
@@ -251,7 +251,7 @@ def markdown(rows: dict[str, Any], runs: dict[str, Any], seeds: list[int], comma
             f"{_mean_std(row['improvement'])} | {row['stage1_episodes'][0]:.0f} | "
             f"{row['stage2_episodes'][0]:.0f} | {_mean_std(row['training_s'])} |"
         )
-    if len(policies) > len([p for p in policies if round_of(p) == 1]):
+    if any(round_of(p) > 1 for p in policies):
         lines += [
             "",
             "Each A*PO round after the first takes the last round's policy as its pi_ref (its own "
