@@ -22,7 +22,7 @@ from pathlib import Path
 import gymnasium as gym
 
 import webshop_gym  # noqa: F401
-from webshop_gym.policies import ExpertPolicy
+from webshop_gym.scripted import ExpertPolicy
 
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "webshop-1k"
 

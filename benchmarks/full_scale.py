@@ -3,7 +3,7 @@
     python benchmarks/full_scale.py [--products 1181436] [--work /tmp/webshop-scale] [--lucene auto]
 
 Runs on a generated catalogue of the real catalogue's size and field sizes
-(`webshop_gym.synthetic_catalog`; made under ``--work`` first if missing, which is not
+(`webshop_gym.data.synthetic`; made under ``--work`` first if missing, which is not
 timed), so it needs no download. Every figure comes from a fresh Python process:
 
 - prepare: ``webshop-gym data prepare`` of the raw files (wall time, peak RSS of the process);
@@ -61,7 +61,7 @@ def memory(pid="self"):
 
 PREPARE = r"""
 import json, resource, sys, time
-from webshop_gym.prepare import find_inputs, prepare_catalog
+from webshop_gym.data.prepare import find_inputs, prepare_catalog
 start = time.perf_counter()
 prepare_catalog(find_inputs(sys.argv[1]), sys.argv[2], force=True, progress=True)
 print(json.dumps({"seconds": time.perf_counter() - start,
@@ -77,7 +77,7 @@ start = time.perf_counter()
 import json, sys
 import gymnasium as gym
 import webshop_gym
-from webshop_gym.policies import RulePolicy, run_episode
+from webshop_gym.scripted import RulePolicy, run_episode
 imported = time.perf_counter() - start
 store, episodes = sys.argv[1], int(sys.argv[2])
 env = gym.make("WebShop-Text-v0", catalog=store)
@@ -134,8 +134,8 @@ print(json.dumps({"created_s": created, "workers": workers, "parent": parent}))
 
 SEARCH = r"""
 import json, statistics, sys, time
-from webshop_gym.catalog import load_catalog
-from webshop_gym.goals import build_goals
+from webshop_gym.data.catalog import load_catalog
+from webshop_gym.data.goals import build_goals
 from webshop_gym.search.engines import build_engine
 store, n, lucene_dir = sys.argv[1], int(sys.argv[2]), sys.argv[3]
 catalog = load_catalog(store)
@@ -167,7 +167,7 @@ print(json.dumps(result))
 
 LUCENE_INDEX = r"""
 import json, sys, time
-from webshop_gym.catalog import load_catalog
+from webshop_gym.data.catalog import load_catalog
 from webshop_gym.search.documents import search_document
 from webshop_gym.search.lucene import build_lucene_index
 catalog = load_catalog(sys.argv[1])
@@ -227,8 +227,8 @@ def main() -> None:
     )
     args = parser.parse_args()
 
-    from webshop_gym.store import StoreError, read_manifest
-    from webshop_gym.synthetic_catalog import write_catalog
+    from webshop_gym.data.store import StoreError, read_manifest
+    from webshop_gym.data.synthetic import write_catalog
 
     n = args.products
     raw, store = args.work / f"raw-{n}", args.work / f"store-{n}"

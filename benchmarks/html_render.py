@@ -20,8 +20,8 @@ from collections import defaultdict
 import gymnasium as gym
 
 import webshop_gym  # noqa: F401
-from webshop_gym.policies import ExpertPolicy
 from webshop_gym.render_html import render_html
+from webshop_gym.scripted import ExpertPolicy
 from webshop_gym.shop import Page
 
 

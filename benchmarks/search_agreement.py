@@ -20,7 +20,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from webshop_gym.catalog import load_catalog
+from webshop_gym.data.catalog import load_catalog
 from webshop_gym.search.analysis import analyze
 from webshop_gym.search.documents import search_document
 from webshop_gym.search.engines import SearchEngine, build_engine

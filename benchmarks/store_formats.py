@@ -3,7 +3,7 @@
     python benchmarks/store_formats.py [--products 100000] [--work /tmp/webshop-scale/formats]
 
 Writes the same cleaned product records (one pickled tuple per product, as
-`webshop_gym.store` stores them) several ways and measures each in a fresh process:
+`webshop_gym.data.store` stores them) several ways and measures each in a fresh process:
 
 - arrays: ``records.bin`` read with ``pread`` + memory-mapped int64 offsets and sorted
   asins for binary search (what the store does); ``mmap``: the same with ``records.bin``
@@ -14,7 +14,7 @@ Writes the same cleaned product records (one pickled tuple per product, as
 Figures: write time, size on disk, open time, median time to fetch and decode one product
 by asin (10,000 random asins), and RSS growth over those fetches. It also times decoding
 one record as marshal, pickle and JSON. The products come from a generated catalogue
-(`webshop_gym.synthetic_catalog`), made under ``--work`` if missing.
+(`webshop_gym.data.synthetic`), made under ``--work`` if missing.
 """
 
 from __future__ import annotations
@@ -45,8 +45,8 @@ def rss_mb() -> float:
 
 
 def records_of(raw_dir: Path) -> list[tuple[str, bytes]]:
-    from webshop_gym.catalog import load_catalog
-    from webshop_gym.store import encode_product
+    from webshop_gym.data.catalog import load_catalog
+    from webshop_gym.data.store import encode_product
 
     catalog = load_catalog(raw_dir)
     return [(p.asin, encode_product(p, catalog.synthetic_instructions.get(p.asin))) for p in catalog]
@@ -99,7 +99,7 @@ from pathlib import Path
 import numpy as np
 sys.path.insert(0, {root!r})
 from benchmarks.store_formats import rss_mb
-from webshop_gym.store import decode_product
+from webshop_gym.data.store import decode_product
 fmt, out, asins = {fmt!r}, Path({out!r}), json.loads(Path({asins!r}).read_text())
 before = rss_mb()
 start = time.perf_counter()
@@ -174,7 +174,7 @@ def main() -> None:
     parser.add_argument("--products", type=int, default=100_000)
     parser.add_argument("--work", type=Path, default=Path("/tmp/webshop-scale/formats"))
     args = parser.parse_args()
-    from webshop_gym.synthetic_catalog import write_catalog
+    from webshop_gym.data.synthetic import write_catalog
 
     raw = args.work / f"raw-{args.products}"
     if not (raw / "items_shuffle.json").is_file():

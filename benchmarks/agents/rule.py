@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from benchmarks.agents.base import AgentFactory, Info
-from webshop_gym.policies import RulePolicy
+from webshop_gym.scripted import RulePolicy
 
 
 class RuleAgent:
-    """`webshop_gym.policies.RulePolicy` behind the agent protocol (it keeps no state)."""
+    """`webshop_gym.scripted.RulePolicy` behind the agent protocol (it keeps no state)."""
 
     def __init__(self) -> None:
         self._policy = RulePolicy()

@@ -54,7 +54,7 @@ def test_a_folder_that_is_not_a_run_is_explained(tmp_path):
 def test_option_behaviour_counts_only_goals_that_name_options():
     from apo_agent.rollout import Episode
     from benchmarks.apo_generalisation import option_behaviour
-    from webshop_gym.goals import Goal
+    from webshop_gym.data.model import Goal
 
     def goal(*options):
         return Goal("B0", "i want shoes", (), options, 0.0, "shoes", "shoes", "shoes", "shoes")

@@ -10,7 +10,7 @@ from apo_agent.context import PromptEncoder, TokenSequence
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import collect_episodes
 from shared_prompts import PromptConfig, format_model_output
-from webshop_gym.policies import ExpertPolicy
+from webshop_gym.scripted import ExpertPolicy
 
 
 def expert_episode(tokenizer, context):

@@ -12,15 +12,9 @@ from typing import Any
 
 import pytest
 
-from webshop_gym import catalog as catalog_module
-from webshop_gym.catalog import (
-    Catalog,
-    HumanInstruction,
-    Product,
-    SyntheticInstruction,
-    load_catalog,
-    load_products,
-)
+from webshop_gym.data import catalog as catalog_module
+from webshop_gym.data.catalog import load_catalog, load_products
+from webshop_gym.data.model import Catalog, HumanInstruction, Product, SyntheticInstruction
 
 # Product field -> how to read the same value from the original loader's product dict.
 ORACLE_FIELDS: dict[str, Any] = {

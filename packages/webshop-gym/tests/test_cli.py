@@ -12,7 +12,7 @@ import pytest
 
 from webshop_gym import cli
 from webshop_gym.cli import Command, main
-from webshop_gym.store import open_store
+from webshop_gym.data.store import open_store
 
 
 def test_prepare_from_a_folder_then_status(webshop_1k: Path, tmp_path: Path, monkeypatch, capsys) -> None:

@@ -14,7 +14,7 @@ import pytest
 
 from webshop_gym.cli import main
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.policies import ExpertPolicy
+from webshop_gym.scripted import ExpertPolicy
 from webshop_gym.trajectories import TrajectoryRecorder
 
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from webshop_gym.cli import main
-from webshop_gym.download import (
+from webshop_gym.data.download import (
     OFFICIAL_FILES,
     SET_FILES,
     ChecksumError,

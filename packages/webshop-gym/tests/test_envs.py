@@ -13,7 +13,7 @@ from gymnasium.utils.env_checker import check_env
 
 import webshop_gym
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.policies import ExpertPolicy
+from webshop_gym.scripted import ExpertPolicy
 
 # Real-data ids run over the 1k set beside the repo (the full catalogue is not here).
 REAL_DATA_IDS = {"WebShop-Text-v0", "WebShop-HTML-v0"}
@@ -163,7 +163,7 @@ def test_reset_options_are_checked():
         env.reset(options={"goal_index": "3"})
     with pytest.raises(ValueError, match="unknown reset options"):
         env.reset(options={"goals": 3})
-    with pytest.raises(ValueError, match=r"must be a webshop_gym\.goals\.Goal"):
+    with pytest.raises(ValueError, match=r"must be a webshop_gym\.Goal"):
         env.reset(options={"goal": 3})
     goal = env.all_goals[env.goal_indices[0]]
     with pytest.raises(ValueError, match="not in catalogue 'mini'"):

@@ -17,24 +17,17 @@ from typing import Any
 
 import pytest
 
-from webshop_gym.catalog import (
-    Catalog,
-    HumanInstruction,
-    Product,
-    SyntheticInstruction,
-    load_catalog,
-    load_products,
-)
-from webshop_gym.goals import (
+from webshop_gym.data.catalog import load_catalog, load_products
+from webshop_gym.data.goals import (
     NO_PRICE_LIMIT,
     PRICE_LIMITS,
-    Goal,
     build_goals,
     goal_positions,
     goal_split,
     paper_positions,
     product_prices,
 )
+from webshop_gym.data.model import Catalog, Goal, HumanInstruction, Product, SyntheticInstruction
 
 
 @pytest.fixture(scope="module")
@@ -213,8 +206,8 @@ def test_goals_of_one_product_share_its_price_limit(real: Catalog) -> None:
 def _digest_script(path: Path) -> str:
     return (
         "import hashlib, sys\n"
-        "from webshop_gym.catalog import load_catalog\n"
-        "from webshop_gym.goals import build_goals, product_prices\n"
+        "from webshop_gym.data.catalog import load_catalog\n"
+        "from webshop_gym.data.goals import build_goals, product_prices\n"
         f"c = load_catalog({str(path)!r})\n"
         "text = repr((build_goals(c, 'human'), build_goals(c, 'synthetic'), product_prices(c)))\n"
         "print(hashlib.sha256(text.encode()).hexdigest())\n"

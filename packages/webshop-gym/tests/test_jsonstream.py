@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from webshop_gym import jsonstream
-from webshop_gym.jsonstream import StreamError, iter_array, iter_object
+from webshop_gym.data import jsonstream
+from webshop_gym.data.jsonstream import StreamError, iter_array, iter_object
 
 SAMPLE = [
     {"asin": "A1", "name": "Mug ☕ «large»", "price": 1.5, "tags": ["a", "b"], "ok": True, "none": None},

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from webshop_gym.catalog import load_catalog
+from webshop_gym.data.catalog import load_catalog
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.search import lucene
 from webshop_gym.search.analysis import LUCENE_STOP_WORDS, analyze, porter_stem

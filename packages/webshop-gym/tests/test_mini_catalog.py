@@ -12,8 +12,9 @@ from typing import Any
 
 import pytest
 
-from webshop_gym.catalog import MINI_DIR, Catalog, load_catalog
-from webshop_gym.goals import NO_PRICE_LIMIT, Goal, build_goals, product_prices
+from webshop_gym.data.catalog import MINI_DIR, load_catalog
+from webshop_gym.data.goals import NO_PRICE_LIMIT, build_goals, product_prices
+from webshop_gym.data.model import Catalog, Goal
 from webshop_gym.reward import binary_reward, original_reward
 from webshop_gym.search.engines import build_engine
 

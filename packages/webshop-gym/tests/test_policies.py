@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.policies import ExpertPolicy, RulePolicy, run_episode
+from webshop_gym.scripted import ExpertPolicy, RulePolicy, run_episode
 
 
 def evaluate(env, policy_cls):

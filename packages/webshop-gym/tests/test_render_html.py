@@ -20,10 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import webshop_gym  # noqa: F401
-from webshop_gym.catalog import Catalog, Product, Review, load_catalog
-from webshop_gym.policies import ExpertPolicy
+from webshop_gym.data.catalog import load_catalog
+from webshop_gym.data.model import Catalog, Product, Review
 from webshop_gym.render import render_text, visible_nodes
 from webshop_gym.render_html import render_html, template_environment
+from webshop_gym.scripted import ExpertPolicy
 from webshop_gym.shop import SUB_PAGES, Page, PageState, Shop
 
 INVISIBLE_PARENTS = {"style", "script", "head", "title", "meta", "[document]"}

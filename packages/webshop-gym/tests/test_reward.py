@@ -17,9 +17,8 @@ from hypothesis import strategies as st
 from thefuzz import fuzz
 
 from webshop_gym import reward
-from webshop_gym.catalog import Product
 from webshop_gym.colors import COLOR_SET, normalize_color
-from webshop_gym.goals import Goal
+from webshop_gym.data.model import Goal, Product
 from webshop_gym.reward import (
     APPROX_NOUN_EXTRACTOR,
     NounExtractor,
@@ -480,8 +479,8 @@ def test_get_noun_extractor_loads_the_first_available_spacy_model(
 
 
 def test_perfect_play_on_the_1k_synthetic_goals_reproduces_the_original_flaw(webshop_1k: Path) -> None:
-    from webshop_gym.catalog import load_catalog
-    from webshop_gym.goals import build_goals, product_prices
+    from webshop_gym.data.catalog import load_catalog
+    from webshop_gym.data.goals import build_goals, product_prices
 
     catalog = load_catalog(webshop_1k)
     prices = product_prices(catalog)

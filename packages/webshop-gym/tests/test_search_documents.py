@@ -6,7 +6,7 @@ import dataclasses
 import json
 from pathlib import Path
 
-from webshop_gym.catalog import load_catalog
+from webshop_gym.data.catalog import load_catalog
 from webshop_gym.search.documents import search_document
 
 

@@ -16,11 +16,12 @@ import numpy as np
 import pytest
 
 import webshop_gym  # noqa: F401  (registers the ids)
-from webshop_gym.catalog import Catalog, load_catalog
-from webshop_gym.goals import build_goals, goal_positions, goal_split, product_prices
-from webshop_gym.prepare import PrepareInputs, find_inputs, prepare_catalog
+from webshop_gym.data.catalog import load_catalog
+from webshop_gym.data.goals import build_goals, goal_positions, goal_split, product_prices
+from webshop_gym.data.model import Catalog
+from webshop_gym.data.prepare import PrepareInputs, find_inputs, prepare_catalog
+from webshop_gym.data.store import StoredCatalog, StoreError, open_store
 from webshop_gym.search.engines import analyze, build_engine
-from webshop_gym.store import StoredCatalog, StoreError, open_store
 
 
 @pytest.fixture(scope="module")
@@ -119,8 +120,8 @@ def test_open_is_shared_and_fast(store_dir: Path, stored: StoredCatalog) -> None
 def _digest_script(store: Path) -> str:
     return (
         "import hashlib\n"
-        "from webshop_gym.catalog import load_catalog\n"
-        "from webshop_gym.goals import build_goals, product_prices\n"
+        "from webshop_gym.data.catalog import load_catalog\n"
+        "from webshop_gym.data.goals import build_goals, product_prices\n"
         f"c = load_catalog({str(store)!r})\n"
         "goals = list(build_goals(c, 'human')), list(build_goals(c, 'synthetic'))\n"
         "text = repr((*goals, dict(product_prices(c))))\n"

@@ -14,12 +14,12 @@ import gymnasium as gym
 import pytest
 
 import webshop_gym  # noqa: F401  (registers the ids)
-from webshop_gym.catalog import load_catalog, load_products
-from webshop_gym.goals import build_goals, goal_positions, product_prices
-from webshop_gym.prepare import find_inputs, prepare_catalog
+from webshop_gym.data.catalog import load_catalog, load_products
+from webshop_gym.data.goals import build_goals, goal_positions, product_prices
+from webshop_gym.data.prepare import find_inputs, prepare_catalog
+from webshop_gym.data.store import StoredCatalog, StoreError, is_store, open_store
+from webshop_gym.data.synthetic import REAL_1K_PROFILE, measure_profile, write_catalog
 from webshop_gym.search.engines import build_engine
-from webshop_gym.store import StoredCatalog, StoreError, is_store, open_store
-from webshop_gym.synthetic_catalog import REAL_1K_PROFILE, measure_profile, write_catalog
 
 N_PRODUCTS = 20_000
 
@@ -121,7 +121,7 @@ def test_the_full_catalogue_id_opens_a_prepared_store(
 
 PREPARE_SCRIPT = """
 import sys
-from webshop_gym.prepare import find_inputs, prepare_catalog
+from webshop_gym.data.prepare import find_inputs, prepare_catalog
 prepare_catalog(find_inputs(sys.argv[1]), sys.argv[2], force=True, progress=False)
 """
 

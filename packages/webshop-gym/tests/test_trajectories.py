@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.policies import ExpertPolicy
+from webshop_gym.scripted import ExpertPolicy
 from webshop_gym.trajectories import TRAJECTORY_FORMAT, TrajectoryRecorder, read_trajectories, replay
 
 

@@ -8,9 +8,9 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup
 
-from webshop_gym.catalog import MINI_DIR
+from webshop_gym.data.catalog import MINI_DIR
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.policies import ExpertPolicy
+from webshop_gym.scripted import ExpertPolicy
 from webshop_gym.trajectories import read_trajectories, replay
 from webshop_gym.web import ServerConfig, create_app
 from webshop_gym.web.app import SECURITY_HEADERS

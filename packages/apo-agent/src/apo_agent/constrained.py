@@ -40,6 +40,20 @@ Allowed = tuple[int, ...] | None
 _QUERY = "QUERY_PLACEHOLDER_51c2"
 
 
+def stop_token_ids(tokenizer: Any, generation_config: Any = None) -> list[int]:
+    """The ids that end an assistant turn: the tokenizer's eos first, then the model's own."""
+    ids: list[int] = []
+    if tokenizer.eos_token_id is not None:
+        ids.append(int(tokenizer.eos_token_id))
+    extra = getattr(generation_config, "eos_token_id", None)
+    for value in extra if isinstance(extra, list | tuple) else [extra]:
+        if value is not None and int(value) not in ids:
+            ids.append(int(value))
+    if not ids:
+        raise ValueError("the tokenizer has no eos token: set tokenizer.eos_token to the end-of-turn token")
+    return ids
+
+
 class ActionVocabulary:
     """A tokenizer's vocabulary as text: which tokens spell a given piece of an answer.
 
@@ -49,8 +63,6 @@ class ActionVocabulary:
     """
 
     def __init__(self, tokenizer: Any, stop_ids: Sequence[int] | None = None) -> None:
-        from apo_agent.context import stop_token_ids
-
         self.tokenizer = tokenizer
         self.stop_ids = tuple(stop_ids if stop_ids is not None else stop_token_ids(tokenizer))
         special = set(tokenizer.all_special_ids)

@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from apo_agent.config import ContextMode, SearchQuery, check_decoding
-from apo_agent.constrained import ActionConstraint, ActionVocabulary, Allowed
+from apo_agent.constrained import ActionConstraint, ActionVocabulary, Allowed, stop_token_ids
 from shared_prompts import PromptConfig, system_prompt, turn_prompt
 
 _PLACEHOLDER = "ASSISTANT_TURN_PLACEHOLDER_7f3a"
@@ -183,20 +183,6 @@ class PromptEncoder:
             if isinstance(token, str) and token and after.startswith(token):
                 return token
         return ""
-
-
-def stop_token_ids(tokenizer: Any, generation_config: Any = None) -> list[int]:
-    """The ids that end an assistant turn: the tokenizer's eos first, then the model's own."""
-    ids: list[int] = []
-    if tokenizer.eos_token_id is not None:
-        ids.append(int(tokenizer.eos_token_id))
-    extra = getattr(generation_config, "eos_token_id", None)
-    for value in extra if isinstance(extra, list | tuple) else [extra]:
-        if value is not None and int(value) not in ids:
-            ids.append(int(value))
-    if not ids:
-        raise ValueError("the tokenizer has no eos token: set tokenizer.eos_token to the end-of-turn token")
-    return ids
 
 
 class EpisodeContext:

@@ -23,7 +23,7 @@ from apo_agent.context import PromptEncoder
 from apo_agent.objectives import optimal_value
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import collect_episodes
-from webshop_gym.goals import Goal
+from webshop_gym.data.model import Goal
 
 
 @dataclass(frozen=True)

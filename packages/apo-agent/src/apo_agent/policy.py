@@ -19,8 +19,8 @@ from typing import Any
 
 import torch
 
-from apo_agent.constrained import ActionConstraint, Allowed
-from apo_agent.context import TokenSequence, stop_token_ids
+from apo_agent.constrained import ActionConstraint, Allowed, stop_token_ids
+from apo_agent.context import TokenSequence
 
 # Padded tokens per forward pass when scoring many sequences (memory vs. speed).
 MAX_BATCH_TOKENS = 16_384

@@ -24,7 +24,7 @@ import webshop_gym  # noqa: F401  (registers the env ids)
 from apo_agent.context import EpisodeContext, PromptEncoder, TokenSequence
 from apo_agent.policy import LMPolicy
 from shared_prompts import parse_model_output
-from webshop_gym.goals import Goal
+from webshop_gym.data.model import Goal
 
 MAX_ACTION_CHARS = 1000
 

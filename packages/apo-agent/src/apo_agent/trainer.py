@@ -71,7 +71,7 @@ from apo_agent.rollout import EnvSpec, Episode, collect_episodes, make_envs
 from apo_agent.run_lock import locked_folder
 from apo_agent.warm_start import option_variants_of
 from shared_prompts import PromptConfig
-from webshop_gym.goals import Goal
+from webshop_gym.data.model import Goal
 
 
 @dataclass

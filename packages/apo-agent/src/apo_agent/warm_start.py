@@ -42,8 +42,8 @@ from apo_agent.policy import LMPolicy
 from apo_agent.rollout import Episode, collect_episodes
 from shared_prompts import format_model_output
 from webshop_gym.actions import click_action, clicked_product
-from webshop_gym.goals import Goal
-from webshop_gym.policies import ExpertPolicy
+from webshop_gym.data.model import Goal
+from webshop_gym.scripted import ExpertPolicy
 
 _BUY = click_action("buy now")
 

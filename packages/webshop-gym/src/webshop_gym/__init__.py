@@ -6,11 +6,30 @@ Importing the package registers the environments::
     import webshop_gym
 
     env = gym.make("WebShop-Mini-Text-v0")
+
+The package, by concern:
+
+- the environment core, pure functions over one page description: `actions` (the action
+  grammar), `shop` (the site as a state machine), `render` / `render_html` (a page as text
+  or HTML), `reward` and `shaping` (the original reward and its variants), `envs` (the
+  Gymnasium env and its registered ids), `wrappers`;
+- `data`: products, goals and prepared stores; `search`: the search engines;
+- around the core: `scripted` (rule and expert policies), `trajectories` (episode records),
+  `wire` (goals and pages as JSON), `remote` (the client env of a served shop), `web` (the
+  Flask shop and JSON API, extra ``web``), `cli`.
+
+The names most code needs are importable from here: `WebShopEnv`, `Goal`, `Product`,
+`load_catalog`, `build_goals`, `goal_split`.
 """
 
 from __future__ import annotations
 
 from gymnasium.envs.registration import register, registry
+
+from webshop_gym.data.catalog import load_catalog
+from webshop_gym.data.goals import build_goals, goal_split
+from webshop_gym.data.model import Goal, Product
+from webshop_gym.envs import WebShopEnv
 
 __version__ = "0.1.0"
 
@@ -38,4 +57,14 @@ def register_envs() -> None:
 
 register_envs()
 
-__all__ = ["ENV_IDS", "__version__", "register_envs"]
+__all__ = [
+    "ENV_IDS",
+    "Goal",
+    "Product",
+    "WebShopEnv",
+    "__version__",
+    "build_goals",
+    "goal_split",
+    "load_catalog",
+    "register_envs",
+]

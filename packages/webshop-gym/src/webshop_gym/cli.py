@@ -51,7 +51,7 @@ def _sets(choice: str) -> list[str]:
 
 
 def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from webshop_gym.locations import raw_dir
+    from webshop_gym.data.locations import raw_dir
 
     parser = subparsers.add_parser(
         "download",
@@ -77,8 +77,8 @@ def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
 
 
 def run_download(args: argparse.Namespace) -> int:
-    from webshop_gym.download import OFFICIAL_FILES, download_file, files_of
-    from webshop_gym.locations import raw_dir
+    from webshop_gym.data.download import OFFICIAL_FILES, download_file, files_of
+    from webshop_gym.data.locations import raw_dir
 
     dest = args.dest or raw_dir()
     for name in files_of(_sets(args.set)):
@@ -100,7 +100,7 @@ def run_download(args: argparse.Namespace) -> int:
 
 
 def add_prepare_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from webshop_gym.locations import data_dir, raw_dir
+    from webshop_gym.data.locations import data_dir, raw_dir
 
     parser = subparsers.add_parser(
         "prepare",
@@ -137,8 +137,8 @@ def add_prepare_command(subparsers: argparse._SubParsersAction) -> argparse.Argu
 
 
 def run_prepare(args: argparse.Namespace) -> int:
-    from webshop_gym.locations import OFFICIAL_SETS, data_dir, raw_dir, store_dir
-    from webshop_gym.prepare import PrepareInputs, find_inputs, prepare_catalog
+    from webshop_gym.data.locations import OFFICIAL_SETS, data_dir, raw_dir, store_dir
+    from webshop_gym.data.prepare import PrepareInputs, find_inputs, prepare_catalog
 
     jobs: list[tuple[PrepareInputs, Path]] = []
     if args.source is not None:
@@ -185,9 +185,9 @@ def add_status_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from webshop_gym.download import OFFICIAL_FILES
-    from webshop_gym.locations import OFFICIAL_SETS, data_dir, raw_dir, store_dir
-    from webshop_gym.store import StoreError, read_manifest
+    from webshop_gym.data.download import OFFICIAL_FILES
+    from webshop_gym.data.locations import OFFICIAL_SETS, data_dir, raw_dir, store_dir
+    from webshop_gym.data.store import StoreError, read_manifest
 
     print(f"data folder: {data_dir()} (set $WEBSHOP_GYM_DATA to move it)")
     for name, spec in OFFICIAL_FILES.items():
@@ -218,12 +218,12 @@ def run_status(args: argparse.Namespace) -> int:
 
 
 def add_generate_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    from webshop_gym.synthetic_catalog import FULL_CATALOGUE_PRODUCTS
+    from webshop_gym.data.synthetic import FULL_CATALOGUE_PRODUCTS
 
     parser = subparsers.add_parser(
         "generate",
         help="write a synthetic catalogue in the official format (for scale tests)",
-        description="Write a synthetic catalogue shaped like the real data (webshop_gym.synthetic_catalog).",
+        description="Write a synthetic catalogue shaped like the real data (webshop_gym.data.synthetic).",
     )
     parser.add_argument(
         "--products", type=int, default=FULL_CATALOGUE_PRODUCTS, help="how many (default: the real 1,181,436)"
@@ -235,7 +235,7 @@ def add_generate_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
 
 
 def run_generate(args: argparse.Namespace) -> int:
-    from webshop_gym.synthetic_catalog import write_catalog
+    from webshop_gym.data.synthetic import write_catalog
 
     write_catalog(args.out, args.products, seed=args.seed, progress=not args.quiet)
     print(
@@ -279,9 +279,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Runs ``webshop-gym``; returns the exit status."""
-    from webshop_gym.download import DownloadError
-    from webshop_gym.jsonstream import StreamError
-    from webshop_gym.store import StoreError
+    from webshop_gym.data.download import DownloadError
+    from webshop_gym.data.jsonstream import StreamError
+    from webshop_gym.data.store import StoreError
 
     parser = build_parser()
     args = parser.parse_args(argv)

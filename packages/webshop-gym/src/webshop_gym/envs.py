@@ -12,9 +12,10 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
-from webshop_gym.catalog import BaseCatalog, load_catalog
-from webshop_gym.goals import Goal, build_goals, goal_positions, goal_split, product_prices
-from webshop_gym.locations import resolve_catalog
+from webshop_gym.data.catalog import load_catalog
+from webshop_gym.data.goals import build_goals, goal_positions, goal_split, product_prices
+from webshop_gym.data.locations import resolve_catalog
+from webshop_gym.data.model import BaseCatalog, Goal
 from webshop_gym.render import render_text, render_text_rich
 from webshop_gym.render_html import render_html
 from webshop_gym.reward import RewardBreakdown, binary_reward
@@ -140,7 +141,7 @@ class WebShopEnv(gym.Env[str, str]):
     * ``split``: ``"train"``, ``"dev"``, ``"test"`` or ``"all"``; ``reset(options={"goal_index": i})``
       picks goal i of the split (test goal i is the paper's test goal i). Any other task over
       the catalogue's products can be played with ``reset(options={"goal": goal})``, a
-      `webshop_gym.goals.Goal` (for instance a split goal with other option values, via
+      `webshop_gym.Goal` (for instance a split goal with other option values, via
       ``dataclasses.replace``); ``info["goal_index"]`` is then None. (Local envs only: a
       goal object does not travel over HTTP.)
     * ``search_engine``: ``"bm25s"`` (embedded), ``"rank_bm25"`` (small catalogues) or
@@ -271,7 +272,9 @@ class WebShopEnv(gym.Env[str, str]):
 
     def _checked_goal(self, goal: object) -> Goal:
         if not isinstance(goal, Goal):
-            raise ValueError(f"options['goal'] must be a webshop_gym.goals.Goal, got {type(goal).__name__}")
+            raise ValueError(
+                f"options['goal'] must be a webshop_gym.Goal, got {type(goal).__name__}"
+            )
         if goal.asin not in self.prices:
             raise ValueError(
                 f"options['goal'] is for product {goal.asin!r}, which is not in catalogue "

@@ -29,8 +29,8 @@ from typing import Any
 
 import gymnasium as gym
 
+from webshop_gym.data.model import Goal
 from webshop_gym.envs import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, UnicodeText
-from webshop_gym.goals import Goal
 from webshop_gym.shop import PageState
 from webshop_gym.wire import goal_from_json, state_from_json
 
@@ -144,7 +144,7 @@ class RemoteWebShopEnv(gym.Env[str, str]):
     * ``timeout``: seconds to wait for each answer.
 
     Privileged attributes (``goal``, ``goal_index``, ``state``, ``steps``) are fetched from
-    the server when read, so privileged policies such as `webshop_gym.policies.ExpertPolicy`
+    the server when read, so privileged policies such as `webshop_gym.scripted.ExpertPolicy`
     work as with a local env.
 
     Pickling asks the server for a frozen copy of the env and stores its id; each unpickle

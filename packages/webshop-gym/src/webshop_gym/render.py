@@ -17,7 +17,7 @@ Both renderers here join the page's `webshop_gym.shop.Element` list with the sam
 so they produce the original's strings byte for byte, at a fraction of its cost.
 
 Example:
-    >>> from webshop_gym.catalog import Catalog
+    >>> from webshop_gym.data.model import Catalog
     >>> from webshop_gym.shop import Page, PageState
     >>> state = PageState(Page.SEARCH, "i need red shoes")
     >>> render_text(state, Catalog("empty", (), {}, {}))
@@ -32,7 +32,7 @@ from collections.abc import Iterator
 
 from webshop_gym.shop import Element, PageState, ProductSource, view_page
 
-__all__ = ["SEPARATOR", "render_text", "render_text_rich", "visible_nodes"]
+__all__ = ["SEPARATOR", "page_without_instruction", "render_text", "render_text_rich", "visible_nodes"]
 
 SEPARATOR = " [SEP] "
 
@@ -68,7 +68,7 @@ def render_text(state: PageState, catalog: ProductSource, show_attributes: bool 
 
     Args:
         state: The page to render.
-        catalog: Products by asin (a `webshop_gym.catalog.Catalog`).
+        catalog: Products by asin (a `webshop_gym.data.model.Catalog`).
         show_attributes: Whether item pages show the ``Attributes`` tab.
 
     Returns:
@@ -82,7 +82,7 @@ def render_text_rich(state: PageState, catalog: ProductSource, show_attributes: 
 
     Args:
         state: The page to render.
-        catalog: Products by asin (a `webshop_gym.catalog.Catalog`).
+        catalog: Products by asin (a `webshop_gym.data.model.Catalog`).
         show_attributes: Whether item pages show the ``Attributes`` tab.
 
     Returns:
@@ -111,3 +111,17 @@ def render_text_rich(state: PageState, catalog: ProductSource, show_attributes: 
             lines.append(f"{node}\n")
     announcements.reverse()
     return "".join(announcements) + "".join(lines)
+
+
+def page_without_instruction(observation: str, instruction: str) -> str:
+    """A ``text`` page without the ``Instruction: [SEP] ... [SEP]`` header every page repeats.
+
+    Prompts state the instruction once, so agents show pages without it.
+
+    >>> page_without_instruction("WebShop [SEP] Instruction: [SEP] red shoes [SEP] Search", "red shoes")
+    'WebShop [SEP] Search'
+    >>> page_without_instruction("Back to Search [SEP] Next >", "red shoes")
+    'Back to Search [SEP] Next >'
+    """
+    header = f"Instruction:{SEPARATOR}{instruction}{SEPARATOR}"
+    return observation.replace(header, "", 1)

@@ -24,7 +24,7 @@ The templates are compiled once per process (`template_environment`); autoescapi
 on for every template, and product text and queries are only ever template *data*.
 
 Example:
-    >>> from webshop_gym.catalog import Catalog
+    >>> from webshop_gym.data.model import Catalog
     >>> from webshop_gym.shop import Page, PageState
     >>> page = render_html(PageState(Page.SEARCH, "i need <red> shoes"), Catalog("empty", (), {}, {}))
     >>> "<h4>Instruction: <br>i need &lt;red&gt; shoes</h4>" in page
@@ -113,7 +113,7 @@ def render_html(
 
     Args:
         state: The page to render.
-        catalog: Products by asin (a `webshop_gym.catalog.Catalog`).
+        catalog: Products by asin (a `webshop_gym.data.model.Catalog`).
         show_attributes: Whether item pages show the ``Attributes`` tab.
         reward_details: On the done page, the reward breakdown to include as JSON data
             (`webshop_gym.reward.RewardBreakdown.as_dict`); ignored on other pages.

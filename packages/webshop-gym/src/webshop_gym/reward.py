@@ -42,8 +42,6 @@ from __future__ import annotations
 
 import functools
 import re
-import threading
-from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, fields
 from typing import Any, Literal
@@ -51,9 +49,9 @@ from typing import Any, Literal
 from rapidfuzz.fuzz import token_set_ratio as _rapidfuzz_token_set_ratio
 from rapidfuzz.process import extractOne as _extract_one
 
-from webshop_gym.catalog import Product
 from webshop_gym.colors import normalize_color
-from webshop_gym.goals import Goal
+from webshop_gym.data.model import Goal, Product
+from webshop_gym.lru import LRUCache
 
 FUZZY_THRESHOLD = 85
 """A pair matches when its (integer) token-set ratio is strictly above this."""
@@ -400,30 +398,22 @@ class _LoweredText:
     description: str
 
 
-_TEXT_CACHE: OrderedDict[str, _LoweredText] = OrderedDict()
-_TEXT_CACHE_SIZE = 4096
-_TEXT_CACHE_LOCK = threading.Lock()
+_TEXT_CACHE: LRUCache[str, _LoweredText] = LRUCache(maxsize=4096)
 
 
 def _lowered_text(product: Product) -> _LoweredText:
     # Purchases repeat the same few products (the expert buys the goal's), so keep the
     # lower-cased texts of recently bought products instead of lower-casing every time.
-    with _TEXT_CACHE_LOCK:
-        entry = _TEXT_CACHE.get(product.asin)
-        if entry is not None and entry.product is product:
-            _TEXT_CACHE.move_to_end(product.asin)
-            return entry
+    entry = _TEXT_CACHE.get(product.asin)
+    if entry is not None and entry.product is product:
+        return entry
     entry = _LoweredText(
         product=product,
         title=product.title.lower(),
         bullet_points=" ".join(product.bullet_points).lower(),
         description=product.description.lower(),
     )
-    with _TEXT_CACHE_LOCK:
-        _TEXT_CACHE[product.asin] = entry
-        _TEXT_CACHE.move_to_end(product.asin)
-        if len(_TEXT_CACHE) > _TEXT_CACHE_SIZE:
-            _TEXT_CACHE.popitem(last=False)
+    _TEXT_CACHE.put(product.asin, entry)
     return entry
 
 

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from webshop_gym.catalog import BaseCatalog
-from webshop_gym.goals import Goal
+from webshop_gym.data.model import BaseCatalog, Goal
 from webshop_gym.reward import original_reward
 from webshop_gym.shop import Page, PageState
 

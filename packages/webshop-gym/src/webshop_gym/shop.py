@@ -62,7 +62,7 @@ from typing import TYPE_CHECKING, Literal, NamedTuple, Protocol
 from webshop_gym.actions import SEARCH_PLACEHOLDER, click_action, parse_action
 
 if TYPE_CHECKING:
-    from webshop_gym.catalog import Product
+    from webshop_gym.data.model import Product
     from webshop_gym.search.engines import SearchEngine
 
 __all__ = [
@@ -451,7 +451,7 @@ def view_page(state: PageState, catalog: ProductSource, show_attributes: bool = 
 
     Args:
         state: The page.
-        catalog: Products by asin (a `webshop_gym.catalog.Catalog`).
+        catalog: Products by asin (a `webshop_gym.data.model.Catalog`).
         show_attributes: Whether item pages show the ``Attributes`` tab.
 
     Returns:
@@ -482,7 +482,7 @@ class Shop:
     """The WebShop site over one catalogue and one search engine.
 
     Example:
-        >>> from webshop_gym.catalog import Catalog
+        >>> from webshop_gym.data.model import Catalog
         >>> class NoHits:
         ...     def search(self, query: str, k: int = 50) -> list[str]:
         ...         return []
@@ -501,7 +501,7 @@ class Shop:
         """Creates the shop.
 
         Args:
-            catalog: The products (a `webshop_gym.catalog.Catalog`).
+            catalog: The products (a `webshop_gym.data.model.Catalog`).
             engine: Ranks products for a query: ``search(query, k) -> list[asin]``.
             show_attributes: Whether item pages have the ``Attributes`` tab.
         """

@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from webshop_gym import __version__
+from webshop_gym.wire import goal_to_json
 
 __all__ = [
     "TRAJECTORY_FORMAT",
@@ -97,20 +98,6 @@ def new_trajectory_path(directory: str | os.PathLike[str], prefix: str = "sessio
 def _env_arguments(env: Any) -> dict[str, Any]:
     unwrapped = env.unwrapped
     return {name: unwrapped._arguments[name] for name in ENV_ARGUMENTS}
-
-
-def _goal_record(goal: Any) -> dict[str, Any]:
-    return {
-        "asin": goal.asin,
-        "instruction": goal.instruction_text,
-        "attributes": list(goal.attributes),
-        "options": [list(o) if isinstance(o, tuple) else o for o in goal.goal_options],
-        "price_upper": goal.price_upper,
-        "name": goal.name,
-        "category": goal.category,
-        "query": goal.query,
-        "product_category": goal.product_category,
-    }
 
 
 def json_safe(value: Any) -> Any:
@@ -173,7 +160,7 @@ class TrajectoryRecorder:
             "env": _env_arguments(env),
             "seed": seed,
             "goal_index": info["goal_index"],
-            "goal": _goal_record(unwrapped.goal),
+            "goal": goal_to_json(unwrapped.goal),
             "observation": observation,
             "info": json_safe(info),
             **self.metadata,
@@ -424,16 +411,3 @@ def replay(
             )
     env.close()
     return ReplayResult(tuple(s.reward for s in episode.steps), tuple(replayed), tuple(mismatches))
-
-
-def episode_summary(episode: Episode) -> dict[str, Any]:
-    """A short description of an episode for listings (goal, steps, reward, success)."""
-    last = episode.steps[-1].info if episode.steps else {}
-    return {
-        "goal_index": episode.header["goal_index"],
-        "instruction": episode.header["goal"]["instruction"],
-        "steps": len(episode.steps),
-        "return": episode.total_reward,
-        "finished": episode.finished,
-        "success": bool(last.get("success", False)),
-    }

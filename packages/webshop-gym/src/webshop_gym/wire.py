@@ -1,4 +1,4 @@
-"""JSON forms of goals and page states, shared by the HTTP API and its Gymnasium client.
+"""JSON forms of goals and page states: the HTTP API, its Gymnasium client and episode records.
 
 Round trips are exact: ``goal_from_json(goal_to_json(g)) == g`` and the same for page
 states, so a remote privileged policy sees the very objects a local one would.
@@ -15,32 +15,34 @@ from __future__ import annotations
 
 from typing import Any
 
-from webshop_gym.goals import Goal
+from webshop_gym.data.model import Goal
 from webshop_gym.shop import Page, PageState
 
 __all__ = ["goal_from_json", "goal_to_json", "state_from_json", "state_to_json"]
 
 
 def goal_to_json(goal: Goal) -> dict[str, Any]:
+    """The goal as JSON: the one form every record and the API use (``options`` as lists)."""
     return {
         "asin": goal.asin,
-        "instruction_text": goal.instruction_text,
+        "instruction": goal.instruction_text,
         "attributes": list(goal.attributes),
-        "goal_options": [list(o) if isinstance(o, tuple) else o for o in goal.goal_options],
+        "options": [list(o) if isinstance(o, tuple) else o for o in goal.goal_options],
         "price_upper": goal.price_upper,
         "query": goal.query,
         "category": goal.category,
         "product_category": goal.product_category,
         "name": goal.name,
         "weight": goal.weight,
+        "position": goal.position,
     }
 
 
 def goal_from_json(data: dict[str, Any]) -> Goal:
-    options = tuple(tuple(o) if isinstance(o, list) else o for o in data["goal_options"])
+    options = tuple(tuple(o) if isinstance(o, list) else o for o in data["options"])
     return Goal(
         asin=data["asin"],
-        instruction_text=data["instruction_text"],
+        instruction_text=data["instruction"],
         attributes=tuple(data["attributes"]),
         goal_options=options,  # type: ignore[arg-type]
         price_upper=data["price_upper"],
@@ -49,6 +51,7 @@ def goal_from_json(data: dict[str, Any]) -> Goal:
         product_category=data["product_category"],
         name=data["name"],
         weight=data["weight"],
+        position=data["position"],
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from webshop_gym.catalog import Product
+from webshop_gym.data.model import Product
 
 __all__ = ["search_document"]
 
@@ -21,7 +21,7 @@ def search_document(product: Product) -> str:
         The document text.
 
     Example:
-        >>> from webshop_gym.catalog import Product
+        >>> from webshop_gym.data.model import Product
         >>> product = Product(
         ...     asin="B000000001", name="Red Mug", title="Red Mug",
         ...     description="A Mug.", bullet_points=("Holds Tea", "Dishwasher safe"),

@@ -10,76 +10,25 @@ rounding scores to four decimals; `webshop_gym.search.lucene` runs Anserini itse
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Literal, Protocol
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from webshop_gym.search.analysis import LUCENE_STOP_WORDS, analyze  # noqa: F401 (stop words: importable here too)
+from webshop_gym.search.base import CachedSearch, SearchEngine
 
 if TYPE_CHECKING:
-    from webshop_gym.catalog import BaseCatalog
-    from webshop_gym.store import StoredCatalog
+    from webshop_gym.data.model import BaseCatalog
+    from webshop_gym.data.store import StoredCatalog
 
-EngineName = Literal["bm25s", "rank_bm25", "lucene"]
 ENGINE_NAMES: tuple[str, ...] = ("bm25s", "rank_bm25", "lucene")
 # Anserini's BM25 defaults, which the original's Lucene index uses.
 BM25_K1 = 0.9
 BM25_B = 0.4
 
 
-class SearchEngine(Protocol):
-    """Ranks products for a query."""
-
-    def search(self, query: str, k: int = 50) -> list[str]:
-        """Returns the asins of the top ``k`` products, best first."""
-        ...
-
-
-class _CachedSearch:
-    """Keeps recent answers: agents repeat the same queries across episodes."""
-
-    _cache_size = 4096
-
-    def __init__(self) -> None:
-        self._cache: OrderedDict[tuple[str, int], list[str]] = OrderedDict()
-
-    def search(self, query: str, k: int = 50) -> list[str]:
-        key = (query, k)
-        hit = self._cache.get(key)
-        if hit is None:
-            hit = self._search_uncached(query, k)
-            self._cache[key] = hit
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(key)
-        return list(hit)
-
-    def clear_cache(self) -> None:
-        """Forgets recent answers (benchmarks time real searches with it)."""
-        self._cache.clear()
-
-    def _search_uncached(self, query: str, k: int) -> list[str]:
-        return self._rank(analyze(query), k)
-
-    def _rank(self, terms: list[str], k: int) -> list[str]:
-        raise NotImplementedError
-
-    @staticmethod
-    def _top_k(asins: Sequence[str], scores: np.ndarray, k: int) -> list[str]:
-        """Positive scores only (Lucene returns only matching documents), ties by order."""
-        matching = np.flatnonzero(scores > 0)
-        if matching.size > k:
-            # Keep everything tied with the k-th score so that tie-breaking by index holds.
-            kth = np.partition(scores[matching], -k)[-k]
-            matching = matching[scores[matching] >= kth]
-        order = np.lexsort((matching, -scores[matching]))[:k]
-        return [asins[i] for i in matching[order]]
-
-
-class BM25sEngine(_CachedSearch):
+class BM25sEngine(CachedSearch):
     """Embedded BM25 with `bm25s` (sparse matrices; fast at 1M+ documents).
 
     Over a prepared store (`from_store`) it reads the store's memory-mapped index instead
@@ -111,7 +60,7 @@ class BM25sEngine(_CachedSearch):
         return StoredBM25Engine(catalog)
 
 
-class StoredBM25Engine(_CachedSearch):
+class StoredBM25Engine(CachedSearch):
     """BM25 over the index `webshop-gym data prepare` saved with a store.
 
     The same ranking as `BM25sEngine` over the same documents (same scores, float for
@@ -120,8 +69,8 @@ class StoredBM25Engine(_CachedSearch):
     """
 
     def __init__(self, catalog: StoredCatalog) -> None:
+        from webshop_gym.data.store import StoreError
         from webshop_gym.search.bm25_index import MappedBM25
-        from webshop_gym.store import StoreError
 
         super().__init__()
         self._catalog = catalog
@@ -143,7 +92,7 @@ class StoredBM25Engine(_CachedSearch):
         return [self._catalog.asin_at(int(row)) for row in rows]
 
 
-class RankBM25Engine(_CachedSearch):
+class RankBM25Engine(CachedSearch):
     """BM25 with `rank-bm25` (pure Python; fine for small catalogues)."""
 
     def __init__(
@@ -184,8 +133,8 @@ def build_engine(catalog: BaseCatalog, name: str = "bm25s") -> SearchEngine:
     opens the index saved with the store (bm25s: memory-mapped, milliseconds); other
     engines index the store's products as they would an in-memory catalogue.
     """
+    from webshop_gym.data.store import StoredCatalog
     from webshop_gym.search.documents import search_document
-    from webshop_gym.store import StoredCatalog
 
     if name not in _ENGINES:
         raise ValueError(f"unknown search engine {name!r}; choose one of {', '.join(ENGINE_NAMES)}")

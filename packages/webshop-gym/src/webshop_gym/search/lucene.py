@@ -42,8 +42,8 @@ from typing import Any
 
 from tqdm.auto import tqdm
 
-from webshop_gym.locations import data_dir
-from webshop_gym.search.engines import _CachedSearch
+from webshop_gym.data.locations import data_dir
+from webshop_gym.search.base import CachedSearch
 
 __all__ = [
     "INSTALL_HINT",
@@ -340,7 +340,7 @@ def _java_safe(text: str) -> str:
     return text.encode("utf-8", "replace").decode("utf-8")
 
 
-class LuceneEngine(_CachedSearch):
+class LuceneEngine(CachedSearch):
     """BM25 search with Lucene, through pyserini's Anserini, over an index folder.
 
     Example (needs the ``lucene`` extra and Java)::

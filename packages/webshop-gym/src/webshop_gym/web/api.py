@@ -39,7 +39,7 @@ from flask import Blueprint, Response, jsonify, request
 
 from webshop_gym import __version__
 from webshop_gym.trajectories import json_safe
-from webshop_gym.web.app import error_response, server_of
+from webshop_gym.web.context import error_response, server_of
 from webshop_gym.web.sessions import Session
 from webshop_gym.wire import goal_to_json, state_to_json
 

@@ -26,16 +26,16 @@ Example:
 from __future__ import annotations
 
 import secrets
-from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Flask, Response, current_app, redirect, request, url_for
+from flask import Blueprint, Flask, Response, redirect, request, url_for
 from werkzeug.exceptions import HTTPException
 
 from webshop_gym.actions import search_action
-from webshop_gym.render_html import STATIC_DIR, template_environment
-from webshop_gym.trajectories import TrajectoryRecorder, new_trajectory_path
+from webshop_gym.render_html import STATIC_DIR
+from webshop_gym.web.api import api
 from webshop_gym.web.config import ServerConfig
+from webshop_gym.web.context import WebShopServer, error_response, server_of
 from webshop_gym.web.sessions import Session, SessionLimitError, SessionStore
 
 __all__ = ["WebShopServer", "create_app", "server_of"]
@@ -57,26 +57,6 @@ MAX_FORM_FIELD_CHARS = 4096
 site = Blueprint("site", __name__)
 
 
-@dataclass
-class WebShopServer:
-    """What the app's requests share: the configuration and the two session stores."""
-
-    config: ServerConfig
-    visitors: SessionStore
-    api_envs: SessionStore
-    goal_count: int
-
-    def recorder(self, source: str) -> TrajectoryRecorder | None:
-        if self.config.log_dir is None:
-            return None
-        return TrajectoryRecorder(new_trajectory_path(self.config.log_dir, source), source=source)
-
-
-def server_of(app: Flask | None = None) -> WebShopServer:
-    """The `WebShopServer` of ``app`` (default: the app of the current request)."""
-    return (app or current_app).extensions["webshop_gym"]  # type: ignore[no-any-return]
-
-
 def create_app(config: ServerConfig | None = None) -> Flask:
     """Builds the app; loads the catalogue, goals and search index once, before serving.
 
@@ -86,8 +66,6 @@ def create_app(config: ServerConfig | None = None) -> Flask:
     Returns:
         The Flask app (a WSGI callable; `webshop_gym.web.server.serve` runs it).
     """
-    from webshop_gym.web.api import api
-
     config = config or ServerConfig()
     # Fails here, at start-up, when the data is missing, and warms every shared cache.
     prototype = config.make_visitor_env()
@@ -114,26 +92,6 @@ def _add_security_headers(response: Response) -> Response:
     if request.path.startswith("/s/") or request.path.startswith("/api/"):
         response.headers["Cache-Control"] = "no-store"
     return response
-
-
-def wants_json() -> bool:
-    return request.path.startswith("/api/")
-
-
-def error_response(status: int, title: str, message: str) -> Response:
-    """The error as JSON for API paths and as an (escaped) HTML page elsewhere."""
-    if wants_json():
-        from flask import jsonify
-
-        response = jsonify(error=message, status=status)
-        response.status_code = status
-        return response
-    page = (
-        template_environment()
-        .get_template("error_page.html")
-        .render(status=status, title=title, message=message)
-    )
-    return Response(page, status=status, mimetype="text/html")
 
 
 _CLEAR_MESSAGES = {

@@ -33,7 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from webshop_gym.catalog import BaseCatalog, HumanInstruction, Product, SyntheticInstruction
+from webshop_gym.data.model import BaseCatalog, Goal, HumanInstruction, Product, SyntheticInstruction
 
 __all__ = [
     "NO_PRICE_LIMIT",
@@ -65,31 +65,6 @@ Split = Literal["train", "dev", "test", "all"]
 # Split boundaries (start of dev, start of train): the paper's for the real data; the
 # bundled catalogue has fewer goals, so smaller ones.
 _SPLIT_BOUNDS = {"real": (500, 1500), "mini": (100, 200)}
-
-
-@dataclass(frozen=True, slots=True)
-class Goal:
-    """One shopping instruction and what the reward checks the purchase against.
-
-    ``goal_options`` holds option values (``"red"``) for human goals and
-    ``(name, value)`` pairs for synthetic goals, exactly as the original keeps them
-    (a list versus the items of a dict); the reward treats each form as the original does.
-    ``position`` is the goal's number in the original's goal list (for human goals of the
-    real data: the paper's number over the full catalogue, see the module docstring);
-    splits are cut by it. Goals made by hand have -1.
-    """
-
-    asin: str  # the product the instruction was written for
-    instruction_text: str
-    attributes: tuple[str, ...]
-    goal_options: tuple[str, ...] | tuple[tuple[str, str], ...]
-    price_upper: float
-    query: str
-    category: str
-    product_category: str
-    name: str
-    weight: float = 1.0
-    position: int = -1
 
 
 def _hash_bytes(*identity: str) -> bytes:
@@ -257,7 +232,7 @@ def synthetic_plan(product: Product, synthetic: SyntheticInstruction, price: flo
 def combination_values(product: Product, plan: SyntheticPlan, index: int) -> tuple[str, ...]:
     """The ``index``-th combination of option values in `itertools.product` order.
 
-    >>> from webshop_gym.catalog import Product
+    >>> from webshop_gym.data.model import Product
     >>> p = Product("A", "", "", "", (), "", (), {"size": ("s", "m"), "color": ("red", "blue")},
     ...             {}, (), "", "", "", "", "")
     >>> plan = SyntheticPlan(("color", "size"), 4, 0.0, "")

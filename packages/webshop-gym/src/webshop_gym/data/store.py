@@ -1,6 +1,6 @@
 """The prepared catalogue store: products, prices and goals on disk, read lazily.
 
-``webshop-gym data prepare`` (`webshop_gym.prepare`) turns the official JSON files into a
+``webshop-gym data prepare`` (`webshop_gym.data.prepare`) turns the official JSON files into a
 directory that an env opens in milliseconds, without parsing any JSON, and reads product
 by product as the agent browses. Every file is a flat array that the operating system
 maps into memory (the product records are read with ``pread``), so all envs of a machine
@@ -51,21 +51,15 @@ import io
 import json
 import os
 import pickle
-from collections import OrderedDict
 from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, cast, overload
 
 import numpy as np
 
-from webshop_gym.catalog import BaseCatalog, HumanInstruction, Product, Review, SyntheticInstruction
-from webshop_gym.goals import (
-    Goal,
-    combination_values,
-    human_goal,
-    synthetic_goal,
-    synthetic_plan,
-)
+from webshop_gym.data.goals import combination_values, human_goal, synthetic_goal, synthetic_plan
+from webshop_gym.lru import LRUCache
+from webshop_gym.data.model import BaseCatalog, Goal, HumanInstruction, Product, Review, SyntheticInstruction
 
 __all__ = [
     "MANIFEST_NAME",
@@ -208,9 +202,9 @@ def _open_cached(path: str, mtime_ns: int, size: int) -> StoredCatalog:
 class StoredCatalog(BaseCatalog):
     """A catalogue read lazily from a prepared store (see the module docstring).
 
-    It offers what the in-memory `webshop_gym.catalog.Catalog` offers (``get``, ``[]``,
+    It offers what the in-memory `webshop_gym.data.model.Catalog` offers (``get``, ``[]``,
     ``in``, ``len``, iteration in file order, ``human_instructions``,
-    ``synthetic_instructions``) and hands `webshop_gym.goals` its precomputed goals and
+    ``synthetic_instructions``) and hands `webshop_gym.data.goals` its precomputed goals and
     prices. Decoded products are kept in a small cache; everything else stays on disk.
     """
 
@@ -229,7 +223,7 @@ class StoredCatalog(BaseCatalog):
         self._sorted_asins = self._array("asin_sorted.npy")
         self._sorted_rows = self._array("asin_rows.npy")
         self._prices = self._array("prices.npy")
-        self._cache: OrderedDict[int, tuple[Product, SyntheticInstruction | None]] = OrderedDict()
+        self._cache: LRUCache[int, tuple[Product, SyntheticInstruction | None]] = LRUCache(self._cache_size)
         self._goals: dict[str, StoredGoals] = {}
         self.synthetic_instructions: Mapping[str, SyntheticInstruction] = _SyntheticInstructions(self)
 
@@ -276,11 +270,7 @@ class StoredCatalog(BaseCatalog):
         hit = self._cache.get(row)
         if hit is None:
             hit = decode_product(self._record(row))
-            self._cache[row] = hit
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
-        else:
-            self._cache.move_to_end(row)
+            self._cache.put(row, hit)
         return hit
 
     def product_at(self, row: int) -> Product:
@@ -369,7 +359,7 @@ class _SyntheticInstructions(Mapping[str, SyntheticInstruction]):
 class StoredGoals(Sequence[Goal]):
     """The goals of a store, made one at a time when asked for.
 
-    ``positions`` holds the goals' numbers (`webshop_gym.goals.goal_positions`), ascending.
+    ``positions`` holds the goals' numbers (`webshop_gym.data.goals.goal_positions`), ascending.
     """
 
     _cache_size = 1024
@@ -388,7 +378,7 @@ class StoredGoals(Sequence[Goal]):
             self.positions = range(len(self._rows))
         else:
             raise ValueError(f"goal source must be 'human' or 'synthetic', got {source!r}")
-        self._cache: OrderedDict[int, Goal] = OrderedDict()
+        self._cache: LRUCache[int, Goal] = LRUCache(self._cache_size)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -414,9 +404,7 @@ class StoredGoals(Sequence[Goal]):
         goal = self._cache.get(i)
         if goal is None:
             goal = self._make(i)
-            self._cache[i] = goal
-            if len(self._cache) > self._cache_size:
-                self._cache.popitem(last=False)
+            self._cache.put(i, goal)
         return goal
 
     def _make(self, i: int) -> Goal:

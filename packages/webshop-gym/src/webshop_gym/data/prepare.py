@@ -1,8 +1,8 @@
 """``webshop-gym data prepare``: the official JSON files -> a store an env opens in milliseconds.
 
-One streaming pass over each file (`webshop_gym.jsonstream`; nothing holds the whole
-product file), cleaning every product exactly as `webshop_gym.catalog.load_products` does,
-writes the store of `webshop_gym.store`: product records, asin lookup, seeded prices, the
+One streaming pass over each file (`webshop_gym.data.jsonstream`; nothing holds the whole
+product file), cleaning every product exactly as `webshop_gym.data.catalog.load_products` does,
+writes the store of `webshop_gym.data.store`: product records, asin lookup, seeded prices, the
 goals in the original's order, and the BM25 index (`webshop_gym.search.bm25_index`).
 
 - **Idempotent.** The store's manifest records each input's size, modification time and
@@ -13,7 +13,7 @@ goals in the original's order, and the BM25 index (`webshop_gym.search.bm25_inde
   what makes a store loadable. An interrupted prepare leaves no store (or the previous
   one), never a half-written one. A lock file keeps two prepares of one store apart.
 - **Clear failures.** A truncated or corrupt input gets an error naming the file, the
-  record and what is wrong (`webshop_gym.jsonstream.StreamError`, `ValueError`).
+  record and what is wrong (`webshop_gym.data.jsonstream.StreamError`, `ValueError`).
 """
 
 from __future__ import annotations
@@ -38,26 +38,20 @@ from typing import Any
 import numpy as np
 
 from webshop_gym import __version__
-from webshop_gym.catalog import (
-    _PRODUCT_KEYS,
-    HumanInstruction,
-    SyntheticInstruction,
-    _clean_product,
-    _human_instructions,
-    _require,
-)
-from webshop_gym.goals import (
+from webshop_gym.data.catalog import _PRODUCT_KEYS, _clean_product, _human_instructions, _require
+from webshop_gym.data.model import HumanInstruction, SyntheticInstruction
+from webshop_gym.data.goals import (
     SHUFFLE_SEED,
     paper_positions,
     product_price,
     synthetic_plan,
     synthetic_weight,
 )
-from webshop_gym.jsonstream import iter_array, iter_object
+from webshop_gym.data.jsonstream import iter_array, iter_object
 from webshop_gym.search.bm25_index import IndexBuilder
 from webshop_gym.search.documents import search_document
 from webshop_gym.search.engines import BM25_B, BM25_K1, analyze
-from webshop_gym.store import (
+from webshop_gym.data.store import (
     INDEX_DIR,
     MANIFEST_NAME,
     RECORD_PROTOCOL,
@@ -101,7 +95,7 @@ def find_inputs(directory: str | os.PathLike[str]) -> PrepareInputs:
         FileNotFoundError: A required file is missing.
         ValueError: Several files match one pattern.
     """
-    from webshop_gym.catalog import _find_file, _require_file
+    from webshop_gym.data.catalog import _find_file, _require_file
 
     folder = Path(directory).expanduser().resolve()
     if not folder.is_dir():
@@ -404,7 +398,7 @@ def _build(
     (directory / "human.bin").write_bytes(pickle.dumps(human_kept, protocol=RECORD_PROTOCOL))
     np.save(directory / "synthetic_rows.npy", np.frombuffer(synthetic_rows, dtype=np.int32).copy())
 
-    # Human goals, listed by their number in the paper's list (see webshop_gym.goals).
+    # Human goals, listed by their number in the paper's list (see webshop_gym.data.goals).
     positions = np.asarray(paper_positions(len(human_sources), name), dtype=np.int64)
     by_number = np.argsort(positions, kind="stable")
     sources = np.asarray(human_sources, dtype=np.int64).reshape(-1, 2)

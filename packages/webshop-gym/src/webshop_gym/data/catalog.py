@@ -1,4 +1,4 @@
-"""Products: the `Product` model and the loaders for WebShop's official file formats.
+"""Products: the loaders for WebShop's official file formats.
 
 The official data comes as three JSON files:
 
@@ -20,31 +20,19 @@ catalogue.
 
 from __future__ import annotations
 
-import abc
 import functools
 import json
 import os
 import re
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from webshop_gym.goals import Goal
+from webshop_gym.data import store
+from webshop_gym.data.model import BaseCatalog, Catalog, HumanInstruction, Product, Review, SyntheticInstruction
 
-__all__ = [
-    "BaseCatalog",
-    "Catalog",
-    "HumanInstruction",
-    "Product",
-    "Review",
-    "SyntheticInstruction",
-    "load_catalog",
-    "load_products",
-]
+__all__ = ["MINI_DIR", "load_catalog", "load_products"]
 
-MINI_DIR = Path(__file__).resolve().parent / "data" / "mini"
+MINI_DIR = Path(__file__).resolve().parent / "mini"
 
 # The original gives products without a price this price, and their Rating when no
 # review file holds one.
@@ -58,136 +46,6 @@ _GET_DATA_HINT = (
     "that holds the official files (for example ../shared/webshop-1k)."
 )
 _NOT_PRICE_CHARS = re.compile(r"[^\d.]")
-
-
-@dataclass(frozen=True, slots=True)
-class Review:
-    """One customer review as the item page's Reviews tab shows it."""
-
-    title: str
-    body: str
-    score: str
-
-
-@dataclass(frozen=True, slots=True)
-class Product:
-    """A cleaned product, as the original loader (`load_products`) makes it.
-
-    Field names are snake_case versions of the original's keys (``Title`` -> ``title``).
-    """
-
-    asin: str
-    name: str  # raw product name (used by r_type through goals/products)
-    title: str
-    description: str
-    bullet_points: tuple[str, ...]
-    price: str  # display string, e.g. "$10.99" or "$10.99 to $15.99"
-    pricing: tuple[float, ...]  # one price, or the low/high of a range
-    options: dict[str, tuple[str, ...]]  # option name -> values, in page order
-    option_to_image: dict[str, str | None]  # option value -> image url (None: no image)
-    attributes: tuple[str, ...]
-    category: str
-    product_category: str
-    query: str
-    main_image: str
-    rating: str
-    reviews: tuple[Review, ...] = field(default_factory=tuple)
-
-
-@dataclass(frozen=True, slots=True)
-class HumanInstruction:
-    """One entry of the human-instruction file for a product."""
-
-    instruction: str
-    instruction_attributes: tuple[str, ...]
-    instruction_options: tuple[str, ...]
-
-
-@dataclass(frozen=True, slots=True)
-class SyntheticInstruction:
-    """The templated instruction the attribute file holds for a product."""
-
-    instruction: str
-    instruction_attributes: tuple[str, ...]
-
-
-class BaseCatalog(abc.ABC):
-    """What every catalogue offers: products by asin and in file order, and instruction data.
-
-    Two implementations: `Catalog` holds every product in memory (the bundled catalogue,
-    a folder of official files); `webshop_gym.store.StoredCatalog` reads them lazily from a
-    prepared on-disk store (the 1.18M-product catalogue) and also hands out precomputed
-    goals and prices, so nothing needs to walk all products at start-up.
-    """
-
-    name: str
-    human_instructions: Mapping[str, tuple[HumanInstruction, ...]]
-    synthetic_instructions: Mapping[str, SyntheticInstruction]
-
-    @abc.abstractmethod
-    def get(self, asin: str) -> Product:
-        """The product with this asin; `KeyError` if the catalogue has none."""
-
-    def __getitem__(self, asin: str) -> Product:
-        return self.get(asin)
-
-    @abc.abstractmethod
-    def __contains__(self, asin: object) -> bool: ...
-
-    @abc.abstractmethod
-    def __len__(self) -> int: ...
-
-    @abc.abstractmethod
-    def __iter__(self) -> Iterator[Product]:
-        """The products in file order."""
-
-    def precomputed_goals(self, source: str) -> Sequence[Goal] | None:
-        """Goals prepared ahead of time (`webshop_gym.goals.build_goals` uses them), or None."""
-        return None
-
-    def precomputed_prices(self) -> Mapping[str, float] | None:
-        """Seeded prices prepared ahead of time (`webshop_gym.goals.product_prices`), or None."""
-        return None
-
-
-# eq=False keeps identity hashing, so goal builders can memoise per catalogue.
-@dataclass(frozen=True, eq=False, repr=False)
-class Catalog(BaseCatalog):
-    """The products of one catalogue, in file order, plus their instruction data.
-
-    Example:
-        >>> catalog = Catalog("tiny", (), {}, {})
-        >>> len(catalog), "B000000000" in catalog
-        (0, False)
-    """
-
-    name: str
-    products: tuple[Product, ...]
-    human_instructions: dict[str, tuple[HumanInstruction, ...]]
-    synthetic_instructions: dict[str, SyntheticInstruction]
-    _by_asin: dict[str, Product] = field(init=False, repr=False)
-
-    def __post_init__(self) -> None:
-        object.__setattr__(self, "_by_asin", {p.asin: p for p in self.products})
-
-    def get(self, asin: str) -> Product:
-        """The product with this asin; `KeyError` if the catalogue has none."""
-        return self._by_asin[asin]
-
-    def __getitem__(self, asin: str) -> Product:
-        return self._by_asin[asin]
-
-    def __contains__(self, asin: object) -> bool:
-        return asin in self._by_asin
-
-    def __len__(self) -> int:
-        return len(self.products)
-
-    def __repr__(self) -> str:
-        return f"Catalog(name={self.name!r}, products={len(self.products)})"
-
-    def __iter__(self) -> Iterator[Product]:
-        return iter(self.products)
 
 
 def _read_json(path: Path, what: str) -> Any:
@@ -429,7 +287,7 @@ def _find_file(directory: Path, pattern: str) -> Path | None:
         names = ", ".join(m.name for m in matches)
         raise ValueError(
             f"{directory} holds several {pattern} files ({names}); keep one per directory "
-            "or call webshop_gym.catalog.load_products with explicit paths."
+            "or call webshop_gym.data.catalog.load_products with explicit paths."
         )
     return matches[0] if matches else None
 
@@ -467,7 +325,7 @@ def load_catalog(source: str | os.PathLike[str]) -> BaseCatalog:
         source: ``"mini"`` for the bundled 497-product catalogue, a directory that
             holds ``items_shuffle*.json``, ``items_ins_v2*.json`` and optionally
             ``items_human_ins*.json`` (one of each), or a store that
-            ``webshop-gym data prepare`` wrote (opened lazily, see `webshop_gym.store`).
+            ``webshop-gym data prepare`` wrote (opened lazily, see `webshop_gym.data.store`).
 
     Returns:
         The catalogue; the same object for every call while the files are unchanged.
@@ -481,8 +339,6 @@ def load_catalog(source: str | os.PathLike[str]) -> BaseCatalog:
     else:
         directory = Path(source).expanduser().resolve()
         name = directory.name
-    from webshop_gym import store  # the store builds on this module
-
     if store.is_store(directory):
         return store.open_store(directory)
     if not directory.is_dir():

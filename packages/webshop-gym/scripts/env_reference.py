@@ -1,6 +1,6 @@
 """The environment reference page, generated from the code so that it cannot drift.
 
-    python -m webshop_gym.reference > packages/webshop-gym/docs/env-reference.md
+    python packages/webshop-gym/scripts/env_reference.py > packages/webshop-gym/docs/env-reference.md
 
 A test regenerates it and compares it with the committed page.
 """
@@ -11,7 +11,8 @@ import inspect
 
 from webshop_gym import ENV_IDS
 from webshop_gym.actions import GRAMMAR, SEARCH_PLACEHOLDER
-from webshop_gym.catalog import load_catalog
+from webshop_gym.data.catalog import load_catalog
+from webshop_gym.data.goals import build_goals, goal_split
 from webshop_gym.envs import (
     GOAL_SOURCES,
     INFO_KEYS,
@@ -21,7 +22,6 @@ from webshop_gym.envs import (
     SPLITS,
     WebShopEnv,
 )
-from webshop_gym.goals import build_goals, goal_split
 from webshop_gym.search.engines import ENGINE_NAMES
 
 CHOICES = {
@@ -61,8 +61,8 @@ def env_reference() -> str:
     lines = [
         "# webshop-gym environment reference",
         "",
-        "Generated from the code by `python -m webshop_gym.reference`; a test checks that this page",
-        "matches it. The class docstring of `webshop_gym.envs.WebShopEnv` explains each part.",
+        "Generated from the code by `python packages/webshop-gym/scripts/env_reference.py`; a test checks",
+        "that this page matches it. The class docstring of `webshop_gym.envs.WebShopEnv` explains each part.",
         "",
         "## Registered ids",
         "",

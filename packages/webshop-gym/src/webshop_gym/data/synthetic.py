@@ -10,7 +10,7 @@ checks both), and whose vocabulary grows with the number of products as real tex
 (Heaps' law fitted to the 1k set's search documents: about 12,000 index terms over its
 107,000 tokens, extrapolating to roughly a million terms at 1.18M products).
 
-Measured on the official 1k set (`python -m webshop_gym.synthetic_catalog --measure DIR`):
+Measured on the official 1k set (`python -m webshop_gym.data.synthetic --measure DIR`):
 raw products 2.7 KB of JSON, cleaned products 2.2 KB (as `Product` fields; the official
 loader's records, which keep the raw fields beside the cleaned ones, 4.65 KB); search
 documents 124 words (133 word tokens, 107 index terms after stop words and stemming). A
@@ -47,7 +47,7 @@ from typing import Any
 
 import numpy as np
 
-from webshop_gym.catalog import load_products
+from webshop_gym.data.catalog import load_products
 from webshop_gym.search.documents import search_document
 
 __all__ = [
@@ -896,7 +896,7 @@ def _format_profile(profile: dict[str, Any]) -> Iterator[str]:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    """``python -m webshop_gym.synthetic_catalog --products N --out DIR`` (or ``--measure DIR``)."""
+    """``python -m webshop_gym.data.synthetic --products N --out DIR`` (or ``--measure DIR``)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--products", type=int, default=FULL_CATALOGUE_PRODUCTS, help="how many products")
     parser.add_argument("--out", type=Path, help="output directory for the three files")
