@@ -1,7 +1,8 @@
 """One session per job. `python3 -m pip install nox && python3 -m nox -s <session>`.
 
 Every install goes through constraints.txt so that torch stays at the CPU wheel 2.13.0.
-Sessions forward their positional arguments (`nox -s tests -- -k reward`).
+Sessions forward their positional arguments (`nox -s tests -- -k reward`). `nox -t ci` runs
+every check CI runs: lint, typecheck, each test session and the minimal install.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ APO_AGENT = "packages/apo-agent"
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["lint", "tests"]
+nox.options.sessions = ["lint", "tests"]  # the fast checks; `.ci/run` runs every test session
 
 
 def install(session: nox.Session, *args: str) -> None:
@@ -87,39 +88,63 @@ def install_benchmarks(session: nox.Session) -> None:
     )
 
 
-@nox.session(python="3.11")
+TEST_TOOLS = ("pytest>=8", "hypothesis>=6", "thefuzz>=0.22")
+# Tests that need what the fast suite leaves out; each has its own session.
+LUCENE_TESTS = f"{WEBSHOP_GYM}/tests/test_lucene.py"  # Java 17 + pyserini
+BROWSER_TESTS = f"{WEBSHOP_GYM}/tests/test_browser.py"  # headless Chromium
+
+
+def run_pytest(session: nox.Session, *paths: str) -> None:
+    """pytest with doctests over ``paths`` (package folders are expanded to src/ and tests/)."""
+    targets: list[str] = []
+    for path in paths:
+        targets += [f"{path}/src", f"{path}/tests"] if path.startswith("packages/") else [path]
+    session.run("pytest", "--doctest-modules", *targets, *session.posargs)
+
+
+@nox.session(python="3.11", tags=["ci"])
 def tests(session: nox.Session) -> None:
-    """Runs every package's test suite (with the Lucene search tests: installs Java when missing)."""
-    install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25,web]", "pytest>=8", "hypothesis>=6", "thefuzz>=0.22")
-    install_lucene(session)
-    install_browser(session)
-    install(session, "-e", SHARED_PROMPTS, "pyyaml>=6")
+    """The fast suite: webshop-gym (with its web and rank-bm25 extras), shared-prompts, repository checks.
+
+    No torch, Java or browser: a minute or two. The slower suites are `tests_agent`,
+    `tests_benchmarks`, `tests_lucene` and `tests_browser`.
+    """
+    install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25,web]", "-e", SHARED_PROMPTS, "pyyaml>=6", *TEST_TOOLS)
+    # tests/ at the root: repository-level checks (import cycles, release workflow, build script).
+    slow = (f"--ignore={LUCENE_TESTS}", f"--ignore={BROWSER_TESTS}")
+    run_pytest(session, WEBSHOP_GYM, SHARED_PROMPTS, "tests", *slow)
+
+
+@nox.session(python="3.11", tags=["ci"])
+def tests_agent(session: nox.Session) -> None:
+    """apo-agent's tests: A*PO and GRPO on tiny models (CPU torch, transformers, peft for LoRA)."""
+    install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
+    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora]", *TEST_TOOLS)
+    run_pytest(session, APO_AGENT)
+
+
+@nox.session(python="3.11", tags=["ci"])
+def tests_benchmarks(session: nox.Session) -> None:
+    """The benchmark code and its tests (agents, runner, report; tiny models, a few training steps)."""
     install_benchmarks(session)
-    install(session, "-e", f"{APO_AGENT}[lora]")  # peft, for the LoRA tests
-    test_paths = [
-        f"{package}/{part}"
-        for package in (WEBSHOP_GYM, SHARED_PROMPTS, APO_AGENT)
-        for part in ("src", "tests")
-    ]
-    # tests/ at the root: repository-level checks (release workflow, build script).
-    # benchmarks/: the agent benchmark code and its tests (tiny models, a few training steps).
-    session.run("pytest", "--doctest-modules", *test_paths, "tests", "benchmarks", *session.posargs)
+    install(session, *TEST_TOOLS)
+    run_pytest(session, "benchmarks")
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", tags=["ci"])
 def tests_lucene(session: nox.Session) -> None:
-    """Only the Lucene search tests (pyserini + Java 17; installs Java when missing)."""
-    install(session, "-e", WEBSHOP_GYM, "pytest>=8")
+    """The Lucene search tests (pyserini + Java 17; installs Debian's Java when missing)."""
+    install(session, "-e", WEBSHOP_GYM, *TEST_TOOLS)
     install_lucene(session)
-    session.run("pytest", f"{WEBSHOP_GYM}/tests/test_lucene.py", *session.posargs)
+    session.run("pytest", LUCENE_TESTS, *session.posargs)
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", tags=["ci"])
 def tests_browser(session: nox.Session) -> None:
-    """Only the web shop's browser tests (headless Chromium; installs it when missing)."""
-    install(session, "-e", f"{WEBSHOP_GYM}[web]", "pytest>=8", "hypothesis>=6")
+    """The web shop's browser tests (headless Chromium; installs Debian's package when missing)."""
+    install(session, "-e", f"{WEBSHOP_GYM}[web]", *TEST_TOOLS)
     install_browser(session)
-    session.run("pytest", f"{WEBSHOP_GYM}/tests/test_browser.py", "-s", *session.posargs)
+    session.run("pytest", BROWSER_TESTS, "-s", *session.posargs)
 
 
 @nox.session(python="3.11")
@@ -129,7 +154,7 @@ def serve(session: nox.Session) -> None:
     session.run("webshop-gym", "serve", *session.posargs)
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", tags=["ci"])
 def lint(session: nox.Session) -> None:
     """Ruff: lint and formatting check."""
     install(session, "ruff>=0.6")
@@ -218,7 +243,7 @@ def train_compare(session: nox.Session) -> None:
     session.run("python", "-m", "benchmarks.apo_compare", "--out", "benchmarks/results/apo", *session.posargs)
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", tags=["ci"])
 def typecheck(session: nox.Session) -> None:
     """mypy over the packages' public API."""
     install(session, "torch==2.13.0")
@@ -249,7 +274,7 @@ def wheels(session: nox.Session) -> None:
     session.run("python", "scripts/check_wheels.py", "--dist", "dist", *session.posargs)
 
 
-@nox.session(python="3.11")
+@nox.session(python="3.11", tags=["ci"])
 def minimal_install(session: nox.Session) -> None:
     """`pip install webshop-gym` alone: no torch/transformers/Flask/Java, < 250 MB; core tests on it."""
     build_dist(session)

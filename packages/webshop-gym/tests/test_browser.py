@@ -4,7 +4,7 @@ A whole episode by clicking, as a person shops: type the query and press Search,
 the product, pick each option, press Buy Now; the done page must show the reward the env
 gives for the same actions, the session's recorded trajectory must replay to it, and
 product text with markup must stay text. Screenshots of every page go to
-``artifacts/browser/`` at the repository root (git-ignored). ``nox -s tests`` installs
+``artifacts/browser/`` at the repository root (git-ignored). ``nox -s tests_browser`` installs
 Chromium (``apt-get install chromium``) and Playwright when they are missing.
 """
 
@@ -42,7 +42,7 @@ ARTIFACTS = Path(__file__).resolve().parents[3] / "artifacts" / "browser"
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `nox -s tests` (installs it) or `apt-get install chromium`")
+        pytest.fail(f"{CHROMIUM} is missing: run `nox -s tests_browser` (installs it) or `apt-get install chromium`")
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)

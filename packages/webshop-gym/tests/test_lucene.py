@@ -1,6 +1,6 @@
 """The Lucene backend (pyserini's Anserini) against the original WebShop's own Lucene hits.
 
-Needs the lucene extra and Java 17, which `nox -s tests` and `nox -s tests_lucene` install.
+Needs the lucene extra and Java 17, which `nox -s tests_lucene` installs.
 """
 
 from __future__ import annotations
