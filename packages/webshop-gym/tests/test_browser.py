@@ -42,7 +42,9 @@ ARTIFACTS = Path(__file__).resolve().parents[3] / "artifacts" / "browser"
 @pytest.fixture(scope="module")
 def browser():
     if not CHROMIUM.exists():
-        pytest.fail(f"{CHROMIUM} is missing: run `nox -s tests_browser` (installs it) or `apt-get install chromium`")
+        pytest.fail(
+            f"{CHROMIUM} is missing: run `nox -s tests_browser` (installs it) or apt-get install chromium"
+        )
     ARTIFACTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)

@@ -272,9 +272,7 @@ class WebShopEnv(gym.Env[str, str]):
 
     def _checked_goal(self, goal: object) -> Goal:
         if not isinstance(goal, Goal):
-            raise ValueError(
-                f"options['goal'] must be a webshop_gym.Goal, got {type(goal).__name__}"
-            )
+            raise ValueError(f"options['goal'] must be a webshop_gym.Goal, got {type(goal).__name__}")
         if goal.asin not in self.prices:
             raise ValueError(
                 f"options['goal'] is for product {goal.asin!r}, which is not in catalogue "
