@@ -33,7 +33,6 @@ OFFICIAL_SETS: dict[str, OfficialSet] = {
     ),
     "full": OfficialSet("webshop-full", "items_shuffle.json", "items_ins_v2.json", "items_human_ins.json"),
 }
-NAMED_REAL_CATALOGUES = {name: official.store for name, official in OFFICIAL_SETS.items()}
 
 
 def data_dir() -> Path:
