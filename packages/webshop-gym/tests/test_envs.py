@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import pickle
 import warnings
@@ -43,6 +44,7 @@ def make_env(request, webshop_1k):
         return gym.make(env_id, **{**extra, **kwargs})
 
     make.env_id = env_id
+    make.extra = extra  # where the id's data or server is
     return make
 
 
@@ -125,6 +127,43 @@ def test_vector_envs(make_env, vector_cls):
         envs.close()
 
 
+@pytest.mark.parametrize("vectorization_mode", ["sync", "async"])
+def test_make_vec_with_default_arguments(make_env, vectorization_mode):
+    """gym.make_vec with Gymnasium's defaults (async: shared memory) for every id (issue 28.1)."""
+    envs = gym.make_vec(make_env.env_id, num_envs=2, vectorization_mode=vectorization_mode, **make_env.extra)
+    try:
+        observations, infos = envs.reset(seed=[4, 5])
+        single = make_env()
+        assert list(observations) == [single.reset(seed=seed)[0] for seed in (4, 5)]
+        queries = [f"search[{instruction}]" for instruction in infos["instruction"]]
+        observations, *_ = envs.step(queries)
+        single.reset(seed=5)
+        assert observations[1] == single.step(queries[1])[0] and " " in observations[1]
+        assert isinstance(observations, tuple) and all(isinstance(o, str) for o in observations)
+        single.close()
+    finally:
+        envs.close()
+
+
+def test_unicode_text_crosses_async_shared_memory_unchanged():
+    from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
+
+    from webshop_gym.envs import UnicodeText
+
+    space = UnicodeText(max_length=12)
+    memory = create_shared_memory(space, n=3)
+    view = read_from_shared_memory(space, memory, n=3)
+    assert tuple(view) == ("", "", "")
+    values = ["a b [SEP] c", "é 🙂 \ud800\x00", "x" * 12]
+    for index, value in enumerate(values):
+        write_to_shared_memory(space, index, value, memory)
+    assert copy.deepcopy(view) == tuple(values)  # the view shows later writes
+    write_to_shared_memory(space, 0, "", memory)
+    assert view[0] == "" and view[1:] == tuple(values[1:])
+    with pytest.raises(ValueError, match="does not fit"):
+        write_to_shared_memory(space, 0, "y" * 13, memory)
+
+
 def test_every_id_is_registered_on_import():
     for env_id in ("WebShop-Mini-Text-v0", "WebShop-Text-v0"):
         assert env_id in gym.registry
@@ -170,6 +209,40 @@ def test_reset_options_are_checked():
         env.reset(options={"goal": dataclasses.replace(goal, asin="B000NOSUCH")})
     with pytest.raises(ValueError, match="either"):
         env.reset(options={"goal": goal, "goal_index": 0})
+
+
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        (["goal_index"], r"must be a dict such as \{'goal_index': 3\} \(or None\), got a list: \['goal_"),
+        ("x", r"must be a dict .* got a str: 'x'"),
+        ({"goal_index": True}, r"goal_index must be an int .* got True"),
+        ({"goal_index": False}, r"goal_index must be an int .* got False"),
+        ({"goal_index": 1.0}, r"goal_index must be an int"),
+        ({"goals": 1, 3: 2}, r"unknown reset options 'goals', 3; the options are 'goal_index' and 'goal'"),
+    ],
+)
+def test_malformed_reset_options_get_clear_errors(options, message):
+    """Issue 28.2: no AttributeError, no character-by-character list, True is not goal 1."""
+    env = WebShopEnv(split="test")
+    with pytest.raises(ValueError, match=message):
+        env.reset(options=options)
+    assert env.reset(options={"goal_index": np.int64(1)})[1]["goal_index"] == 1
+
+
+@pytest.mark.parametrize("catalog", [123, None, ["mini"], 1.5])
+def test_a_catalog_that_is_no_name_or_path_gets_a_clear_error(catalog):
+    with pytest.raises(ValueError, match=r"catalog must be 'mini', '1k', 'full' or the path of a folder"):
+        WebShopEnv(catalog=catalog)
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [({"shaping_discount": "0.9"}, "shaping_discount"), ({"show_attributes": "yes"}, "show_attributes")],
+)
+def test_ill_typed_arguments_get_value_errors(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        WebShopEnv(**kwargs)
 
 
 def test_a_goal_of_ones_own_is_played_and_scored_against():

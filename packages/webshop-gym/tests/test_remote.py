@@ -50,6 +50,10 @@ def test_errors_match_a_local_env(server) -> None:
         env.step("search[shoes]")
     with pytest.raises(ValueError, match="goal_index"):
         env.reset(options={"goal_index": 10_000})
+    with pytest.raises(ValueError, match="must be a dict"):
+        env.reset(options=["goal_index"])
+    with pytest.raises(ValueError, match="got True"):
+        env.reset(options={"goal_index": True})
     with pytest.raises(RemoteEnvError, match="observation_mode"):
         RemoteWebShopEnv(server_url=server.url, observation_mode="pixels")
     env.close()

@@ -252,6 +252,13 @@ def test_api_describes_the_server(client) -> None:
             400,
             "goal_index must be an int",
         ),
+        (
+            "post",
+            "/api/v1/envs/{id}/reset",
+            {"options": {"goal_index": True}},
+            400,
+            "goal_index must be an int in [0, 100) for the 'test' split, got True",
+        ),
         ("post", "/api/v1/envs/{id}/reset", {"options": {"goal": 1}}, 400, "must be a webshop_gym"),
         ("post", "/api/v1/envs/{id}/reset", {"options": {"goals": 1}}, 400, "unknown reset options"),
         ("post", "/api/v1/envs/{id}/reset", {"options": [1]}, 400, "options must be null or an object"),

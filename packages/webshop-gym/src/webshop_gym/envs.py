@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import multiprocessing
 import os
 from collections.abc import Mapping, Sequence
 from functools import lru_cache
@@ -11,6 +12,7 @@ from typing import Any, Literal
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
 from webshop_gym.data.catalog import load_catalog
 from webshop_gym.data.goals import build_goals, goal_positions, goal_split, product_prices
@@ -59,7 +61,16 @@ class UnicodeText(spaces.Text):
     """A `Text` space whose members are any unicode strings up to ``max_length`` characters.
 
     Gymnasium's `Text` only admits characters from a fixed charset; product pages hold any
-    unicode, and agents may type any.
+    unicode, and agents may type any. In `gymnasium.vector.AsyncVectorEnv`'s shared memory
+    (its default) a member travels as its code points, after its length, so every string
+    crosses between processes unchanged (see `_create_unicode_shared_memory`).
+
+    Example:
+        >>> space = UnicodeText(max_length=10)
+        >>> space.contains("café [SEP] 🙂"), space.contains("x" * 11)
+        (False, False)
+        >>> space.contains("café 🙂")
+        True
     """
 
     def contains(self, x: Any) -> bool:
@@ -67,6 +78,64 @@ class UnicodeText(spaces.Text):
 
     def __repr__(self) -> str:
         return f"UnicodeText({self.min_length}, {self.max_length})"
+
+
+# Shared memory for UnicodeText (registered with Gymnasium's own dispatchers, which would
+# otherwise use Text's: those map characters through the charset, and a page's spaces or
+# any other character outside it raise KeyError). Per env: one int32 for the length, then
+# up to max_length code points. Strings with lone surrogates survive ("surrogatepass").
+
+
+def _slot(space: UnicodeText) -> int:
+    return space.max_length + 1
+
+
+@create_shared_memory.register(UnicodeText)
+def _create_unicode_shared_memory(space: UnicodeText, n: int = 1, ctx: Any = multiprocessing) -> Any:
+    return ctx.Array(np.dtype(np.int32).char, n * _slot(space))
+
+
+@write_to_shared_memory.register(UnicodeText)
+def _write_unicode_to_shared_memory(space: UnicodeText, index: int, value: str, shared_memory: Any) -> None:
+    code_points = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=np.int32)
+    if len(code_points) > space.max_length:
+        raise ValueError(f"a {len(code_points)}-character string does not fit {space!r}")
+    destination = np.frombuffer(shared_memory.get_obj(), dtype=np.int32)
+    start = index * _slot(space)
+    destination[start] = len(code_points)
+    destination[start + 1 : start + 1 + len(code_points)] = code_points
+
+
+class SharedStrings(Sequence[str]):
+    """The strings in a UnicodeText shared-memory buffer, read when indexed (a live view).
+
+    `AsyncVectorEnv` reads its shared memory once, when it starts, and relies on the
+    result being a view (as NumPy arrays are) that later writes show through; it hands
+    out ``deepcopy(view)``, which here is a plain tuple of the current strings.
+    """
+
+    def __init__(self, space: UnicodeText, shared_memory: Any, n: int) -> None:
+        self._data = np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, _slot(space)))
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return tuple(self)[index]
+        row = self._data[index]
+        return row[1 : 1 + row[0]].tobytes().decode("utf-32-le", "surrogatepass")
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
+        return tuple(self)
+
+    def __repr__(self) -> str:
+        return f"SharedStrings({tuple(self)!r})"
+
+
+@read_from_shared_memory.register(UnicodeText)
+def _read_unicode_from_shared_memory(space: UnicodeText, shared_memory: Any, n: int = 1) -> SharedStrings:
+    return SharedStrings(space, shared_memory, n)
 
 
 @lru_cache(maxsize=8)
@@ -179,6 +248,7 @@ class WebShopEnv(gym.Env[str, str]):
         show_attributes: bool = False,
         render_mode: str | None = None,
     ) -> None:
+        _check_catalog(catalog)
         _check_choice("observation_mode", observation_mode, OBSERVATION_MODES)
         _check_choice("goals", goals, GOAL_SOURCES)
         _check_choice("split", split, SPLITS)
@@ -187,7 +257,13 @@ class WebShopEnv(gym.Env[str, str]):
         _check_choice("render_mode", render_mode, (None, *self.metadata["render_modes"]))
         if not isinstance(max_steps, int) or isinstance(max_steps, bool) or max_steps < 1:
             raise ValueError(f"max_steps must be a positive int, got {max_steps!r}")
-        if not 0.0 < shaping_discount <= 1.0:
+        if not isinstance(show_attributes, (bool, np.bool_)):
+            raise ValueError(f"show_attributes must be True or False, got {show_attributes!r}")
+        if (
+            not isinstance(shaping_discount, (int, float, np.floating, np.integer))
+            or isinstance(shaping_discount, bool)
+            or not 0.0 < shaping_discount <= 1.0
+        ):
             raise ValueError(f"shaping_discount must be in (0, 1], got {shaping_discount!r}")
 
         self._arguments = dict(
@@ -236,21 +312,20 @@ class WebShopEnv(gym.Env[str, str]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
-        options = options or {}
-        unknown = set(options) - {"goal_index", "goal"}
-        if unknown:
-            raise ValueError(
-                f"unknown reset options {sorted(unknown)}; the options are 'goal_index' and 'goal'"
-            )
-        if options.get("goal") is not None:
-            if options.get("goal_index") is not None:
+        checked = checked_reset_options(options)
+        if checked.get("goal") is not None:
+            if checked.get("goal_index") is not None:
                 raise ValueError("give reset either options['goal_index'] or options['goal'], not both")
-            self._start(self._checked_goal(options["goal"]), goal_index=None)
+            self._start(self._checked_goal(checked["goal"]), goal_index=None)
             return self._observation(), self._info(action_error="")
-        goal_index = options.get("goal_index")
+        goal_index = checked.get("goal_index")
         if goal_index is None:
             goal_index = int(self.np_random.integers(len(self.goal_indices)))
-        elif not isinstance(goal_index, (int, np.integer)) or not 0 <= goal_index < len(self.goal_indices):
+        elif (
+            not isinstance(goal_index, (int, np.integer))
+            or isinstance(goal_index, bool)  # True is not goal 1
+            or not 0 <= goal_index < len(self.goal_indices)
+        ):
             raise ValueError(
                 f"goal_index must be an int in [0, {len(self.goal_indices)}) for the "
                 f"{self._arguments['split']!r} split, got {goal_index!r}"
@@ -383,6 +458,52 @@ class WebShopEnv(gym.Env[str, str]):
         self.state = saved["state"]
         self.steps = saved["steps"]
         self._last_potential = saved["last_potential"]
+
+
+RESET_OPTIONS = ("goal_index", "goal")
+
+
+def checked_reset_options(options: object) -> Mapping[str, Any]:
+    """``reset``'s ``options`` as a mapping with known keys only (None: no options).
+
+    Raises:
+        ValueError: ``options`` is not a dict (or None), or has keys `reset` does not take.
+
+    Example:
+        >>> checked_reset_options({"goal_index": 3})
+        {'goal_index': 3}
+        >>> checked_reset_options("x")
+        Traceback (most recent call last):
+        ...
+        ValueError: reset options must be a dict such as {'goal_index': 3} (or None), got a str: 'x'
+    """
+    if options is None:
+        return {}
+    if not isinstance(options, Mapping):
+        raise ValueError(
+            "reset options must be a dict such as {'goal_index': 3} (or None), got a "
+            f"{type(options).__name__}: {_short_repr(options)}"
+        )
+    unknown = [key for key in options if key not in RESET_OPTIONS]
+    if unknown:
+        raise ValueError(
+            f"unknown reset options {', '.join(_short_repr(key) for key in unknown)}; "
+            f"the options are {' and '.join(map(repr, RESET_OPTIONS))}"
+        )
+    return options
+
+
+def _short_repr(value: object, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _check_catalog(catalog: object) -> None:
+    if not isinstance(catalog, (str, os.PathLike)):
+        raise ValueError(
+            "catalog must be 'mini', '1k', 'full' or the path of a folder, got a "
+            f"{type(catalog).__name__}: {_short_repr(catalog)}"
+        )
 
 
 def _check_choice(name: str, value: object, choices: tuple[object, ...]) -> None:

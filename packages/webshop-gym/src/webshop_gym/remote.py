@@ -30,7 +30,7 @@ from typing import Any
 import gymnasium as gym
 
 from webshop_gym.data.model import Goal
-from webshop_gym.envs import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, UnicodeText
+from webshop_gym.envs import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, UnicodeText, checked_reset_options
 from webshop_gym.shop import PageState
 from webshop_gym.wire import goal_from_json, state_from_json
 
@@ -205,6 +205,7 @@ class RemoteWebShopEnv(gym.Env[str, str]):
 
     def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[str, dict]:
         super().reset(seed=seed)
+        options = dict(checked_reset_options(options)) or None
         if options and options.get("goal") is not None:
             raise ValueError(
                 "a remote env plays its server's goals: use options={'goal_index': i}, or a local env"
