@@ -8,7 +8,8 @@
 
 Each (agent, env, split) plays ``--episodes`` episodes (default: every goal of the split,
 goal i with seed ``--seed + i``) on a `gymnasium.vector.SyncVectorEnv` of ``--n-envs``
-envs, one agent per env slot. Written to ``--out``:
+envs (`webshop_gym.vector.play_episodes`, which apo-agent's rollouts use too), one agent
+per env slot. Written to ``--out``:
 
 * ``episodes/<agent>__<env>__<split>.jsonl.gz``: one JSON object per episode: the goal
   (for analysis; agents never see it), the trajectory (page text without the
@@ -26,26 +27,25 @@ agent in the tables.
 from __future__ import annotations
 
 import argparse
-import functools
 import gzip
 import json
 import shlex
 import sys
 import time
-from collections import deque
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-import numpy as np
-from gymnasium.vector import AutoresetMode, SyncVectorEnv
 from tqdm import tqdm
 
 import webshop_gym
-from benchmarks.agents import AGENTS, AgentFactory, make_factory
+from benchmarks.agents import AGENTS, Agent, AgentFactory, make_factory
 from benchmarks.machine import describe_machine
+from webshop_gym.render import page_without_instruction
+from webshop_gym.vector import EpisodeStart, Step, Turn, play_episodes
+from webshop_gym.wire import goal_to_json
 
 DEFAULT_OBSERVATION_CHARS = 200
 
@@ -73,71 +73,17 @@ class EnvSpec:
         return gym.make(self.env_id, split=self.split, **self.kwargs)
 
 
-class _Scheduled(gym.Wrapper):
-    """Lets one vector reset give every slot its own goal: ``options={"goal_index_by_slot": [...]}``."""
-
-    def __init__(self, env: gym.Env, slot: int) -> None:
-        super().__init__(env)
-        self.slot = slot
-
-    def reset(self, *, seed: int | None = None, options: dict[str, Any] | None = None) -> tuple[Any, dict]:
-        goal_index = (options or {}).get("goal_index_by_slot", [None] * (self.slot + 1))[self.slot]
-        return self.env.reset(seed=seed, options=None if goal_index is None else {"goal_index": goal_index})
-
-
-def _scheduled_env(spec: EnvSpec, slot: int) -> gym.Env:
-    return _Scheduled(spec.make(), slot)
-
-
-def _python(value: Any) -> Any:
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, Mapping):
-        return {str(k): _python(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_python(v) for v in value]
-    return value
-
-
-def slot_info(infos: Mapping[str, Any], slot: int) -> dict[str, Any]:
-    """The info of one sub-env from a vector env's combined info (nested dicts included)."""
-    info = {}
-    for key, value in infos.items():
-        if key.startswith("_") or not infos.get(f"_{key}", np.ones(slot + 1, bool))[slot]:
-            continue
-        info[key] = slot_info(value, slot) if isinstance(value, Mapping) else _python(value[slot])
-    return info
-
-
 def page_text(observation: str, instruction: str, limit: int) -> str:
     """The page without the instruction header every page repeats, cut to ``limit`` characters."""
-    header = f"Instruction: [SEP] {instruction} [SEP] "
-    at = observation.find(header)
-    if at != -1:
-        observation = observation[:at] + observation[at + len(header) :]
-    return observation[:limit]
+    return page_without_instruction(observation, instruction)[:limit]
 
 
-def _goal_record(goal: Any) -> dict[str, Any]:
-    return {
-        "asin": goal.asin,
-        "category": goal.category,
-        "attributes": list(goal.attributes),
-        "options": [list(o) if isinstance(o, tuple) else o for o in goal.goal_options],
-        "price_upper": goal.price_upper,
-    }
-
-
-def _act(
-    agents: Sequence[Any], slots: Sequence[int], observations: Sequence[str], infos: Sequence[dict]
-) -> list[str]:
-    chosen = [agents[s] for s in slots]
+def _act(agents: Sequence[Agent], turns: Sequence[Turn]) -> list[str]:
+    chosen = [agents[turn.slot] for turn in turns]
     batch = getattr(type(chosen[0]), "act_batch", None)
     if batch is not None and len(chosen) > 1:
-        return list(batch(chosen, [observations[s] for s in slots], [infos[s] for s in slots]))
-    return [agents[s].act(observations[s], infos[s]) for s in slots]
+        return list(batch(chosen, [turn.observation for turn in turns], [turn.info for turn in turns]))
+    return [agent.act(turn.observation, turn.info) for agent, turn in zip(chosen, turns, strict=True)]
 
 
 def run_agent(
@@ -164,96 +110,57 @@ def run_agent(
     episodes = n_goals if episodes is None else episodes
     if episodes < 1:
         raise ValueError(f"episodes must be at least 1, got {episodes}")
-    n_envs = max(1, min(n_envs, episodes))
-    envs = SyncVectorEnv(
-        [functools.partial(_scheduled_env, spec, slot) for slot in range(n_envs)],
-        autoreset_mode=AutoresetMode.DISABLED,
-    )
-    agents = [make_agent() for _ in range(n_envs)]
-    pending = deque(range(episodes))
-    episode_of: list[int | None] = [None] * n_envs
+    envs = [spec.make() for _ in range(max(1, min(n_envs, episodes)))]
+    agents = [make_agent() for _ in envs]
     records: dict[int, dict[str, Any]] = {}
-    observations: list[str] = [""] * n_envs
-    infos: list[dict[str, Any]] = [{} for _ in range(n_envs)]
-
-    def start(mask: np.ndarray) -> None:
-        goal_indices: list[int | None] = [None] * n_envs
-        seeds: list[int | None] = [None] * n_envs
-        for slot in map(int, np.flatnonzero(mask)):
-            episode = pending.popleft() if pending else None
-            episode_of[slot] = episode
-            # A slot with nothing left to play runs goal 0 with stand-in actions; ignored.
-            goal_indices[slot] = 0 if episode is None else episode % n_goals
-            seeds[slot] = seed if episode is None else seed + episode
-        batch_observations, batch_infos = envs.reset(
-            seed=seeds, options={"reset_mask": mask, "goal_index_by_slot": goal_indices}
-        )
-        goals = envs.get_attr("goal")
-        for slot in map(int, np.flatnonzero(mask)):
-            observations[slot] = batch_observations[slot]
-            infos[slot] = slot_info(batch_infos, slot)
-            episode = episode_of[slot]
-            if episode is None:
-                continue
-            agents[slot].reset(seed=seed + episode)
-            records[episode] = {
-                "agent": agent_name,
-                "env": spec.label,
-                "env_id": spec.env_id,
-                "env_kwargs": dict(spec.kwargs),
-                "split": spec.split,
-                "episode": episode,
-                "seed": seed + episode,
-                "goal_index": infos[slot]["goal_index"],
-                "instruction": infos[slot]["instruction"],
-                "goal": _goal_record(goals[slot]),
-                "trajectory": [
-                    {
-                        "observation": page_text(
-                            observations[slot], infos[slot]["instruction"], observation_chars
-                        ),
-                        "page": infos[slot]["page"],
-                    }
-                ],
-                "_started": time.perf_counter(),
-            }
-
-    start(np.ones(n_envs, dtype=bool))
     bar = tqdm(
         total=episodes, desc=f"{agent_name} on {spec.label} {spec.split}", disable=not progress, leave=False
     )
-    while any(e is not None for e in episode_of):
-        active = [s for s in range(n_envs) if episode_of[s] is not None]
-        actions = [str(infos[s]["available_actions"][0]) for s in range(n_envs)]
-        for slot, action in zip(active, _act(agents, active, observations, infos), strict=True):
-            actions[slot] = action
-        batch_observations, rewards, terminations, truncations, batch_infos = envs.step(tuple(actions))
-        done = np.logical_or(terminations, truncations)
-        for slot in range(n_envs):
-            observations[slot] = batch_observations[slot]
-            infos[slot] = slot_info(batch_infos, slot)
-            episode = episode_of[slot]
-            if episode is None:
-                continue
-            record = records[episode]
-            step = {
-                "action": actions[slot],
-                "reward": float(rewards[slot]),
-                "page": infos[slot]["page"],
-                "action_error": infos[slot]["action_error"],
-                "observation": page_text(observations[slot], record["instruction"], observation_chars),
-            }
-            output = getattr(agents[slot], "last_output", None)
-            if output is not None:
-                step["model_output"] = output
-            record["trajectory"].append(step)
-            if done[slot]:
-                _finish(record, infos[slot], bool(terminations[slot]))
-                bar.update(1)
-        if done.any():
-            start(done)
+
+    def on_start(turn: Turn) -> None:
+        agents[turn.slot].reset(seed=seed + turn.episode)
+        records[turn.episode] = {
+            "agent": agent_name,
+            "env": spec.label,
+            "env_id": spec.env_id,
+            "env_kwargs": dict(spec.kwargs),
+            "split": spec.split,
+            "episode": turn.episode,
+            "seed": seed + turn.episode,
+            "goal_index": turn.info["goal_index"],
+            "instruction": turn.info["instruction"],
+            "goal": goal_to_json(envs[turn.slot].unwrapped.goal),  # type: ignore[attr-defined]
+            "trajectory": [
+                {
+                    "observation": page_text(turn.observation, turn.info["instruction"], observation_chars),
+                    "page": turn.info["page"],
+                }
+            ],
+            "_started": time.perf_counter(),
+        }
+
+    def on_step(step: Step) -> None:
+        record = records[step.episode]
+        entry = {
+            "action": step.action,
+            "reward": step.reward,
+            "page": step.info["page"],
+            "action_error": step.info["action_error"],
+            "observation": page_text(step.observation, record["instruction"], observation_chars),
+        }
+        output = getattr(agents[step.slot], "last_output", None)
+        if output is not None:
+            entry["model_output"] = output
+        record["trajectory"].append(entry)
+        if step.done:
+            _finish(record, step.info, step.terminated)
+            bar.update(1)
+
+    starts = [EpisodeStart(seed + episode, {"goal_index": episode % n_goals}) for episode in range(episodes)]
+    play_episodes(envs, starts, lambda turns: _act(agents, turns), on_start=on_start, on_step=on_step)
     bar.close()
-    envs.close()
+    for env in envs:
+        env.close()
     return [records[e] for e in range(episodes)]
 
 

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from benchmarks.agents import AGENTS, make_factory
-from benchmarks.run import EnvSpec, main, run_agent, slot_info
+from benchmarks.run import EnvSpec, main, run_agent
 
 MINI = EnvSpec("WebShop-Mini-Text-v0", "test")
 
@@ -49,19 +49,6 @@ def test_real_1k_data_with_synthetic_goals(webshop_1k):
     records = run_agent("heuristic", make_factory("heuristic"), spec, episodes=2, n_envs=2, progress=False)
     assert spec.label == "WebShop-Text-v0 (webshop-1k, synthetic goals)"
     assert all(r["purchased"] for r in records)
-
-
-def test_slot_info_unpacks_nested_vector_infos():
-    import numpy as np
-
-    infos = {
-        "page": np.array(["results", "done"], dtype=object),
-        "_page": np.array([True, True]),
-        "reward_breakdown": {"r_type": np.array([0.0, 1.0]), "_r_type": np.array([False, True])},
-        "_reward_breakdown": np.array([False, True]),
-    }
-    assert slot_info(infos, 0) == {"page": "results"}
-    assert slot_info(infos, 1) == {"page": "done", "reward_breakdown": {"r_type": 1.0}}
 
 
 def test_unknown_agents_and_options_get_clear_errors():

@@ -1,14 +1,11 @@
-"""Episodes from an LLM policy, many envs at once, through the Gymnasium step API.
+"""Episodes from an LLM policy, many envs at once, through the Gymnasium vector API.
 
-`collect_episodes` keeps ``len(envs)`` episodes running side by side: every round it asks
-the policy for one action per running episode in a single batched `LMPolicy.generate`
-call, steps each env with its action, and starts the next requested episode in an env
-as soon as its previous one ends (so long episodes do not hold the batch back).
-
-The envs are a plain list stepped in lockstep rather than a ``gymnasium.vector`` env:
-every episode here is a chosen goal (``reset(options={"goal_index": i})``), which the
-vector API cannot give each sub-env separately, and a finished env must wait for its
-next request instead of auto-resetting.
+`collect_episodes` plays one episode per ``(goal_index, seed)`` request on webshop-gym's
+`webshop_gym.vector.play_episodes` (the engine the benchmark runner uses too): a
+``SyncVectorEnv`` over ``len(envs)`` envs, each slot reset to its own goal. Every round
+the policy answers all running episodes in a single batched `LMPolicy.generate` call, and
+a slot whose episode ended starts the next request at once (so long episodes do not hold
+the batch back).
 """
 
 from __future__ import annotations
@@ -25,8 +22,13 @@ from apo_agent.context import EpisodeContext, PromptEncoder, TokenSequence
 from apo_agent.policy import LMPolicy
 from shared_prompts import parse_model_output
 from webshop_gym.data.model import Goal
+from webshop_gym.vector import EpisodeStart, Step, Turn, play_episodes
 
-MAX_ACTION_CHARS = 1000
+# Shorter than the env's limit (webshop_gym.envs.MAX_ACTION_CHARS): an unreadable answer
+# only has to reach the env to be reported invalid, and it comes back in every later
+# prompt as a previous action (``context="last_observation"``), where it would crowd
+# out the page.
+UNREADABLE_ANSWER_CHARS = 1000
 
 
 @dataclass
@@ -103,57 +105,49 @@ def collect_episodes(
             instead of goal i of the envs' split: tasks of one's own over the catalogue.
     """
     results: list[Episode | None] = [None] * len(requests)
-    queue = list(enumerate(requests))[::-1]
-    running: dict[int, dict[str, Any]] = {}  # env slot -> the episode it is playing
+    running: dict[int, _Running] = {}  # by request number
     bar = tqdm(total=len(requests), desc=description, disable=not progress, leave=False)
 
-    def start(slot: int) -> None:
-        number, (goal_index, seed) = queue.pop()
-        options = {"goal_index": goal_index} if goals is None else {"goal": goals[goal_index]}
-        observation, info = envs[slot].reset(seed=seed, options=options)
-        running[slot] = dict(
-            number=number,
-            goal_index=goal_index,
-            seed=seed,
-            observation=observation,
-            info=info,
-            context=EpisodeContext(encoder),
-            reward=0.0,
-            steps=0,
-            invalid=0,
-        )
+    def on_start(turn: Turn) -> None:
+        goal_index, seed = requests[turn.episode]
+        running[turn.episode] = _Running(goal_index, seed, EpisodeContext(encoder))
 
-    for slot in range(min(len(envs), len(queue))):
-        start(slot)
-    while running:
-        slots = sorted(running)
-        prompts = [running[s]["context"].prompt(running[s]["observation"], running[s]["info"]) for s in slots]
+    def act(turns: list[Turn]) -> list[str]:
+        contexts = [running[turn.episode].context for turn in turns]
+        prompts = [c.prompt(turn.observation, turn.info) for c, turn in zip(contexts, turns, strict=True)]
         if demonstrator is not None:
-            texts = [demonstrator(s, running[s]["observation"], running[s]["info"]) for s in slots]
+            texts = [demonstrator(turn.slot, turn.observation, turn.info) for turn in turns]
             answers = [encoder.answer_ids(text) for text in texts]
         elif policy is not None:
-            constraints = [running[s]["context"].constraint for s in slots]
             answers = policy.generate(
-                prompts, max_new_tokens=max_new_tokens, temperature=temperature, constraints=constraints
+                prompts,
+                max_new_tokens=max_new_tokens,
+                temperature=temperature,
+                constraints=[c.constraint for c in contexts],
             )
             texts = [policy.tokenizer.decode(answer, skip_special_tokens=True) for answer in answers]
         else:
             raise ValueError("collect_episodes needs a policy or a demonstrator")
-        for slot, answer, text in zip(slots, answers, texts, strict=True):
-            episode = running[slot]
-            action = action_from_answer(text)
-            episode["context"].record(answer, action)
-            observation, reward, terminated, truncated, info = envs[slot].step(action)
-            episode.update(observation=observation, info=info)
-            episode["reward"] += float(reward)
-            episode["steps"] += 1
-            episode["invalid"] += bool(info.get("action_error"))
-            if terminated or truncated:
-                results[episode["number"]] = _finish(episode, info)
-                del running[slot]
-                bar.update(1)
-                if queue:
-                    start(slot)
+        actions = [action_from_answer(text) for text in texts]
+        for context, answer, action in zip(contexts, answers, actions, strict=True):
+            context.record(answer, action)
+        return actions
+
+    def on_step(step: Step) -> None:
+        episode = running[step.episode]
+        episode.reward += step.reward
+        episode.steps += 1
+        episode.invalid += bool(step.info.get("action_error"))
+        if step.done:
+            results[step.episode] = episode.finish(step.info)
+            del running[step.episode]
+            bar.update(1)
+
+    starts = [
+        EpisodeStart(seed, {"goal_index": goal_index} if goals is None else {"goal": goals[goal_index]})
+        for goal_index, seed in requests
+    ]
+    play_episodes(envs, starts, act, on_start=on_start, on_step=on_step)
     bar.close()
     return [episode for episode in results if episode is not None]
 
@@ -162,21 +156,31 @@ def action_from_answer(text: str) -> str:
     """The action in a model's answer; an unreadable answer goes to the env as it is (cut),
     and the env reports it as an invalid action: the step counts, as the model earned."""
     parsed = parse_model_output(text)
-    return parsed.action if parsed.action is not None else text.strip()[:MAX_ACTION_CHARS]
+    return parsed.action if parsed.action is not None else text.strip()[:UNREADABLE_ANSWER_CHARS]
 
 
-def _finish(episode: dict[str, Any], info: dict[str, Any]) -> Episode:
-    context: EpisodeContext = episode["context"]
-    return Episode(
-        goal_index=episode["goal_index"],
-        seed=episode["seed"],
-        sequences=context.sequences,
-        actions=context.actions,
-        reward=episode["reward"],
-        score=float(info.get("score", 0.0) or 0.0),
-        success=bool(info.get("success", False)),
-        steps=episode["steps"],
-        invalid_actions=episode["invalid"],
-        truncated_prompts=context.truncated_prompts,
-        info={k: info[k] for k in ("purchased_asin", "purchased_options") if k in info},
-    )
+@dataclass
+class _Running:
+    """An episode being played: its request, its token record and running totals."""
+
+    goal_index: int
+    seed: int
+    context: EpisodeContext
+    reward: float = 0.0
+    steps: int = 0
+    invalid: int = 0
+
+    def finish(self, info: dict[str, Any]) -> Episode:
+        return Episode(
+            goal_index=self.goal_index,
+            seed=self.seed,
+            sequences=self.context.sequences,
+            actions=self.context.actions,
+            reward=self.reward,
+            score=float(info.get("score", 0.0) or 0.0),
+            success=bool(info.get("success", False)),
+            steps=self.steps,
+            invalid_actions=self.invalid,
+            truncated_prompts=self.context.truncated_prompts,
+            info={k: info[k] for k in ("purchased_asin", "purchased_options") if k in info},
+        )
