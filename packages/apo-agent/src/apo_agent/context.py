@@ -18,7 +18,8 @@ Two context modes (`TrainConfig.context`):
   on WebShop (selected options and the search query are in the history).
 
 In both modes the page is shown without the instruction header that every WebShop page
-repeats (the turn prompt states the instruction once).
+repeats (`webshop_gym.render.page_without_instruction`; the turn prompt states the
+instruction once).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 from apo_agent.config import ContextMode, SearchQuery, check_decoding
 from apo_agent.constrained import ActionConstraint, ActionVocabulary, Allowed, stop_token_ids
 from shared_prompts import PromptConfig, system_prompt, turn_prompt
+from webshop_gym.render import page_without_instruction
 
 _PLACEHOLDER = "ASSISTANT_TURN_PLACEHOLDER_7f3a"
 
@@ -62,18 +64,6 @@ class TokenSequence:
     @property
     def agent_tokens(self) -> int:
         return sum(self.agent_mask)
-
-
-def page_without_instruction(observation: str, instruction: str) -> str:
-    """Drops the ``Instruction: [SEP] ... [SEP]`` header that every page repeats.
-
-    >>> page_without_instruction("WebShop [SEP] Instruction: [SEP] red shoes [SEP] Search", "red shoes")
-    'WebShop [SEP] Search'
-    >>> page_without_instruction("Back to Search [SEP] Next >", "red shoes")
-    'Back to Search [SEP] Next >'
-    """
-    header = f"Instruction: [SEP] {instruction} [SEP] "
-    return observation.replace(header, "", 1)
 
 
 class PromptEncoder:
