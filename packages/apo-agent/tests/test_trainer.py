@@ -149,18 +149,11 @@ def test_pi_ref_is_evaluated_once_per_evaluation_key(tmp_path, monkeypatch):
     assert pipeline.evaluate_reference(greedy, "ref")["success"] == 10.0
     assert pipeline.evaluate_reference(sampled, "ref")["success"] == 11.0
     assert calls == [0.0, 1.0]
-    # A file in the older one-entry form is read too.
-    key = json.loads((tmp_path / "ref" / "test-evaluation.json").read_text())["evaluations"][0]["key"]
-    (tmp_path / "ref" / "test-evaluation.json").write_text(
-        json.dumps({"key": key, "result": {"success": 5.0}})
-    )
-    assert pipeline.evaluate_reference(greedy, "ref")["success"] == 5.0
-    assert calls == [0.0, 1.0]
 
 
 def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
     """The reward variant does not change pi_ref: a stored pi_ref and its evaluation are reused
-    for another variant, also from records written when the variant was still stored with them."""
+    for another variant."""
     import dataclasses
 
     from apo_agent import pipeline
@@ -179,13 +172,13 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
     monkeypatch.setattr(pipeline, "evaluate_saved", fake_evaluation)
     original = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
     binary = dataclasses.replace(original, reward="binary")
-    old_settings = {**pipeline.reference_settings(original), "reward": "original", "shaping_discount": 1.0}
+    settings = pipeline.reference_settings(original)
     (tmp_path / "ref").mkdir()
-    (tmp_path / "ref" / "reference.json").write_text(json.dumps({"settings": old_settings}))
+    (tmp_path / "ref" / "reference.json").write_text(json.dumps({"settings": settings}))
     assert pipeline.build_reference(binary) == str(tmp_path / "ref")
-    old_key = {"reference": old_settings, "test_goals": None, "eval_temperature": 0.0}
+    key = {"reference": settings, "test_goals": None, "eval_temperature": 0.0}
     (tmp_path / "ref" / "test-evaluation.json").write_text(
-        json.dumps({"evaluations": [{"key": old_key, "result": {"success": 18.0}}]})
+        json.dumps({"evaluations": [{"key": key, "result": {"success": 18.0}}]})
     )
     assert pipeline.evaluate_reference(binary, str(tmp_path / "ref"))["success"] == 18.0
     assert calls == []

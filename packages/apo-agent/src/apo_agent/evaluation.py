@@ -12,6 +12,7 @@ import gymnasium as gym
 from apo_agent.context import PromptEncoder
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import Episode, collect_episodes
+from apo_agent.seeding import evaluation_seed
 
 
 @dataclass
@@ -33,10 +34,6 @@ class EvalResult:
             "invalid_actions": self.invalid_actions,
             "goals": self.goals,
         }
-
-
-def evaluation_seed(seed: int, goal_index: int) -> int:
-    return (seed * 10_007 + goal_index) % (2**31)
 
 
 def evaluate(

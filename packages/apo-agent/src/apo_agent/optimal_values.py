@@ -17,12 +17,12 @@ from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
-import torch
 
 from apo_agent.context import PromptEncoder
 from apo_agent.objectives import optimal_value
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import collect_episodes
+from apo_agent.seeding import reference_episode_seed, seed_everything
 from webshop_gym.data.model import Goal
 
 
@@ -58,11 +58,6 @@ class ReferenceRewardCache:
         temporary = self.path.with_suffix(".tmp")
         temporary.write_text(json.dumps(payload, indent=1, default=str))
         temporary.replace(self.path)  # atomic: a killed run never leaves half a file
-
-
-def reference_episode_seed(seed: int, goal_index: int, sample: int) -> int:
-    """The env seed of reference episode ``sample`` of a goal (stable across runs)."""
-    return (seed * 1_000_003 + goal_index * 1_009 + sample) % (2**31)
 
 
 def estimate_optimal_values(
@@ -107,7 +102,7 @@ def estimate_optimal_values(
         if any(known.get(goal) for goal, _ in requests):
             # Every run seeds its RNG the same way, so a top-up of the cache would replay the
             # cached episodes' draws: seed the sampler from the first new episode's seed instead.
-            torch.manual_seed(requests[0][1])
+            seed_everything(requests[0][1])
         episodes = collect_episodes(
             reference,
             envs,

@@ -24,8 +24,9 @@ from apo_agent.evaluation import EvalResult, evaluate
 from apo_agent.policy import LMPolicy, resolve_device
 from apo_agent.rollout import make_envs
 from apo_agent.run_lock import locked_folder
+from apo_agent.seeding import seed_everything
 from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
-from apo_agent.trainer import env_spec, prompt_encoder, seed_everything, split_goals, train
+from apo_agent.trainer import env_spec, prompt_encoder, split_goals, train
 from apo_agent.warm_start import collect_demonstrations, supervised_warm_start
 
 # The fields that decide what pi_ref is: a stored pi_ref is reused only if they match. The
@@ -58,12 +59,6 @@ def reference_settings(config: TrainConfig) -> dict[str, Any]:
     return {name: getattr(config, name) for name in _REFERENCE_FIELDS}
 
 
-def _deciding(stored: dict[str, Any]) -> dict[str, Any]:
-    """Stored reference settings less the fields that no longer decide pi_ref (older records
-    also hold the reward variant), so that such records are still reused."""
-    return {name: stored[name] for name in _REFERENCE_FIELDS if name in stored}
-
-
 def reference_folder(config: TrainConfig) -> Path:
     return Path(config.reference_dir or Path(config.output_dir) / "reference")
 
@@ -82,7 +77,7 @@ def _build_reference(config: TrainConfig) -> str:
     target = reference_folder(config)
     record = target / "reference.json"
     settings = reference_settings(config)
-    if record.is_file() and _deciding(json.loads(record.read_text()).get("settings", {})) == settings:
+    if record.is_file() and json.loads(record.read_text())["settings"] == settings:
         tqdm.write(f"reusing pi_ref from {target}")
         return str(target)
     started = time.perf_counter()
@@ -205,12 +200,9 @@ def _evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, A
         "test_goals": config.test_goals,
         "eval_temperature": config.eval_temperature,
     }
-    stored = json.loads(path.read_text()) if path.is_file() else {}
-    # One entry per evaluation key (older files hold a single {"key", "result"}).
-    entries = stored.get("evaluations", [stored] if "key" in stored else [])
+    entries = json.loads(path.read_text())["evaluations"] if path.is_file() else []  # one per key
     for entry in entries:
-        stored = entry["key"]
-        if {**stored, "reference": _deciding(stored.get("reference", {}))} == key:
+        if entry["key"] == key:
             return dict(entry["result"])
     result = evaluate_saved(config, reference_path, "test evaluation: pi_ref")
     path.parent.mkdir(parents=True, exist_ok=True)

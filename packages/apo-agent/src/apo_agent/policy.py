@@ -54,7 +54,6 @@ class LMPolicy:
         self.stop_ids = stop_token_ids(tokenizer, getattr(model, "generation_config", None))
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stop_ids[0]
         self._frozen_reference: LMPolicy | None = None
-        self._adapter_off = False
         self._supports_logits_to_keep = True
 
     # ---- construction ------------------------------------------------------------------
@@ -122,9 +121,7 @@ class LMPolicy:
         """pi_ref inside a ``with`` block: adapters off (LoRA) or the frozen copy."""
         if self.uses_lora:
             with self.model.disable_adapter():
-                view = LMPolicy(self.model, self.tokenizer, self.device, self.bf16)
-                view._adapter_off = True
-                yield view
+                yield LMPolicy(self.model, self.tokenizer, self.device, self.bf16)
         elif self._frozen_reference is not None:
             yield self._frozen_reference
         else:

@@ -38,19 +38,20 @@ for every token of episode i, and minimises the token-mean of
 -min(rho_t A_i, clip(rho_t, 1 - eps, 1 + eps) A_i), rho_t = pi(y_t | h_t) / pi_old(y_t | h_t)
 (+ an optional k3 KL term to pi_ref).
 
-`train` runs: set-up -> Stage 1 -> Stage 2 (with metrics, dev evaluations, checkpoints),
-and resumes from the latest checkpoint in ``output_dir``.
+`train` reads top to bottom: `set_up` -> Stage 1 (`estimate_training_values`) ->
+`goal_pool` -> Stage 2 (`optimise_online`, with `evaluate_on_dev` and checkpoints) ->
+`save_final_model`; it resumes from the latest checkpoint in ``output_dir``.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import json
-import random
 import statistics
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -69,6 +70,7 @@ from apo_agent.optimal_values import GoalValue, ReferenceRewardCache, estimate_o
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import EnvSpec, Episode, collect_episodes, make_envs
 from apo_agent.run_lock import locked_folder
+from apo_agent.seeding import seed_everything, stage_two_seed
 from apo_agent.warm_start import option_variants_of
 from shared_prompts import PromptConfig
 from webshop_gym.data.model import Goal
@@ -86,6 +88,40 @@ class TrainResult:
     model_dir: Path
     optimal_values: dict[int, GoalValue]
     wall_time_s: float
+
+
+@dataclass
+class Run:
+    """What `set_up` makes and the stages share."""
+
+    config: TrainConfig
+    output_dir: Path
+    policy: LMPolicy
+    encoder: PromptEncoder
+    spec: EnvSpec
+    train_envs: list[gym.Env]
+    training_goals: list[int]
+    """The first ``train_goals`` goals of the train split."""
+    variants: list[Goal]
+    """``rl_option_variants`` option variants of those goals (`option_variants_of`)."""
+    played_goals: list[Goal] | None
+    """With variants, every training goal by content (the split goals, then the variants),
+    which goal number g plays; None without variants (goal number g is split goal g)."""
+    optimizer: torch.optim.Optimizer
+    generator: np.random.Generator
+    """Draws Stage 2's goals and env seeds."""
+    checkpoint: Path | None
+    """The checkpoint this run resumed from."""
+    start_step: int = 0
+    values: dict[int, GoalValue] = field(default_factory=dict)
+    """V* by goal number: from Stage 1, or from the checkpoint."""
+    dev_envs: list[gym.Env] = field(default_factory=list)
+    """Made at the first dev evaluation."""
+
+    @property
+    def goal_numbers(self) -> list[int]:
+        """Every training goal's number, as `collect_episodes` and ``values`` know it."""
+        return list(range(len(self.training_goals) + len(self.variants)))
 
 
 # ---- set-up helpers -------------------------------------------------------------------------
@@ -117,12 +153,6 @@ def split_goals(env: gym.Env, limit: int | None) -> list[int]:
     return list(range(count if limit is None else min(limit, count)))
 
 
-def seed_everything(seed: int) -> np.random.Generator:
-    random.seed(seed)
-    torch.manual_seed(seed)
-    return np.random.default_rng(seed)
-
-
 def load_policy(model: str, config: TrainConfig) -> LMPolicy:
     return LMPolicy.load(
         model,
@@ -133,15 +163,6 @@ def load_policy(model: str, config: TrainConfig) -> LMPolicy:
         lora_dropout=config.lora_dropout,
         gradient_checkpointing=config.gradient_checkpointing,
     )
-
-
-def _reference_cache_key(reference_fingerprint: str, spec: EnvSpec, config: TrainConfig) -> dict[str, Any]:
-    return {
-        "reference_weights": reference_fingerprint,
-        "env": spec.describe(),
-        "split": "train",
-        **{name: getattr(config, name) for name in (*PROMPT_FIELDS, "max_new_tokens", "temperature", "seed")},
-    }
 
 
 # ---- the training run -------------------------------------------------------------------------
@@ -156,128 +177,157 @@ def train(config: TrainConfig, model: str | None = None) -> TrainResult:
 
 def _train(config: TrainConfig, model: str | None) -> TrainResult:
     started = time.perf_counter()
+    run = set_up(config, model or config.model)
+    if config.algorithm == "apo" and run.checkpoint is None:
+        run.values = estimate_training_values(run)
+    optimise_online(run, goal_pool(run))
+    return save_final_model(run, started)
+
+
+def set_up(config: TrainConfig, model: str) -> Run:
+    """Seeds the run once, loads the policy (and its frozen reference), makes the train envs
+    and the optimiser, and restores the latest checkpoint when there is one."""
     output_dir = Path(config.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2, default=str))
     if config.torch_threads:
         torch.set_num_threads(config.torch_threads)
-
-    # Set-up: one seeding block; the policy, its frozen reference, the envs, the optimiser.
     generator = seed_everything(config.seed)
-    policy = load_policy(model or config.model, config)
-    encoder = prompt_encoder(policy.tokenizer, config)
+    policy = load_policy(model, config)
     spec = env_spec(config)
     train_envs = make_envs(spec, "train", config.num_envs)
-    dev_envs: list[gym.Env] = []
     training_goals = split_goals(train_envs[0], config.train_goals)
-    variants = option_variants_of(train_envs[0], training_goals, config.rl_option_variants, config.seed)
-    # With variants, every goal is played by content: goal i < len(training_goals) is split goal i.
-    split_goal = train_envs[0].unwrapped.split_goal  # type: ignore[attr-defined]
-    played_goals = [*map(split_goal, training_goals), *variants] if variants else None
     optimizer = torch.optim.AdamW(
         policy.trainable_parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
-    start_step, values = 0, dict[int, GoalValue]()
+    variants = option_variants_of(train_envs[0], training_goals, config.rl_option_variants, config.seed)
+    split_goal = train_envs[0].unwrapped.split_goal  # type: ignore[attr-defined]
     checkpoint = latest_checkpoint(output_dir) if config.resume else None
+    run = Run(
+        config=config,
+        output_dir=output_dir,
+        policy=policy,
+        encoder=prompt_encoder(policy.tokenizer, config),
+        spec=spec,
+        train_envs=train_envs,
+        training_goals=training_goals,
+        variants=variants,
+        played_goals=[*map(split_goal, training_goals), *variants] if variants else None,
+        optimizer=optimizer,
+        generator=generator,
+        checkpoint=checkpoint,
+    )
     if checkpoint is not None:
-        start_step, values = load_checkpoint(checkpoint, policy, optimizer, generator)
-        tqdm.write(f"resuming from {checkpoint} (step {start_step})")
+        run.start_step, run.values = load_checkpoint(checkpoint, policy, optimizer, generator)
+        tqdm.write(f"resuming from {checkpoint} (step {run.start_step})")
+    return run
 
-    # Stage 1: V*(x) for every training goal, from N episodes of the frozen pi_ref (cached).
-    if config.algorithm == "apo" and checkpoint is None:
-        with policy.reference() as reference:
-            cache = ReferenceRewardCache(
-                config.value_cache_dir or output_dir / "optimal-values",
-                _reference_cache_key(reference.fingerprint(), spec, config),
+
+def estimate_training_values(run: Run) -> dict[int, GoalValue]:
+    """Stage 1: V*(x) of every training goal, from N episodes of the frozen pi_ref (cached).
+
+    The variants' returns are cached apart, so that the split goals' cache also serves runs
+    without variants."""
+    config = run.config
+    folder = config.value_cache_dir or run.output_dir / "optimal-values"
+    with run.policy.reference() as reference:
+        key = _reference_cache_key(reference.fingerprint(), run.spec, config)
+        estimate = functools.partial(
+            estimate_optimal_values,
+            reference,
+            run.train_envs,
+            run.encoder,
+            samples=config.reference_samples,
+            beta1=config.beta1,
+            max_new_tokens=config.max_new_tokens,
+            temperature=config.temperature,
+            seed=config.seed,
+            progress=config.progress,
+        )
+        values = estimate(run.training_goals, cache=ReferenceRewardCache(folder, key))
+        if run.variants:
+            variant_key = {**key, "rl_option_variants": config.rl_option_variants}
+            variant_values = estimate(
+                range(len(run.variants)), cache=ReferenceRewardCache(folder, variant_key), goals=run.variants
             )
+            offset = len(run.training_goals)
+            for g, value in variant_values.items():
+                values[offset + g] = dataclasses.replace(value, goal_index=offset + g)
+    return values
 
-            def stage1(
-                goal_indices: Sequence[int], cache: ReferenceRewardCache, goals: list[Goal] | None = None
-            ) -> dict[int, GoalValue]:
-                return estimate_optimal_values(
-                    reference,
-                    train_envs,
-                    encoder,
-                    goal_indices,
-                    samples=config.reference_samples,
-                    beta1=config.beta1,
-                    max_new_tokens=config.max_new_tokens,
-                    temperature=config.temperature,
-                    seed=config.seed,
-                    cache=cache,
-                    progress=config.progress,
-                    goals=goals,
-                )
 
-            values = stage1(training_goals, cache)
-            if variants:  # cached apart, so that the split goals' cache serves runs without variants
-                variant_key = {**cache.key, "rl_option_variants": config.rl_option_variants}
-                variant_cache = ReferenceRewardCache(cache.path.parent, variant_key)
-                variant_values = stage1(range(len(variants)), variant_cache, variants)
-                offset = len(training_goals)
-                for g, value in variant_values.items():
-                    values[offset + g] = dataclasses.replace(value, goal_index=offset + g)
-    if played_goals is not None:
-        training_goals = list(range(len(played_goals)))
-    if config.algorithm == "apo":
-        goal_pool = [
-            g
-            for g in training_goals
-            if g in values and (values[g].has_signal or not config.skip_goals_without_signal)
-        ]
-        if not goal_pool:
-            raise ValueError(
-                "no training goal has a learning signal: pi_ref earned the same return on all N reference "
-                "episodes of every goal; set skip_goals_without_signal=False, raise reference_samples, or "
-                "start from a less deterministic pi_ref"
-            )
-    else:
-        goal_pool = training_goals
-    if checkpoint is None:
-        torch.manual_seed(config.seed + 1)  # Stage 2 draws the same samples whether Stage 1 ran or was cached
+def _reference_cache_key(reference_fingerprint: str, spec: EnvSpec, config: TrainConfig) -> dict[str, Any]:
+    return {
+        "reference_weights": reference_fingerprint,
+        "env": spec.describe(),
+        "split": "train",
+        **{name: getattr(config, name) for name in (*PROMPT_FIELDS, "max_new_tokens", "temperature", "seed")},
+    }
 
-    # Stage 2: on-policy episodes, one update per step.
+
+def goal_pool(run: Run) -> list[int]:
+    """The goals Stage 2 draws from: every training goal for GRPO; for A*PO those with a V*,
+    less those whose reference returns were all equal under ``skip_goals_without_signal``."""
+    if run.config.algorithm != "apo":
+        return run.goal_numbers
+    pool = [
+        g
+        for g in run.goal_numbers
+        if g in run.values and (run.values[g].has_signal or not run.config.skip_goals_without_signal)
+    ]
+    if not pool:
+        raise ValueError(
+            "no training goal has a learning signal: pi_ref earned the same return on all N reference "
+            "episodes of every goal; set skip_goals_without_signal=False, raise reference_samples, or "
+            "start from a less deterministic pi_ref"
+        )
+    return pool
+
+
+def optimise_online(run: Run, pool: Sequence[int]) -> None:
+    """Stage 2: each step plays a batch of on-policy episodes from ``pool`` and makes one update
+    (`apo_update` or `grpo_update`); one metrics row per step, dev evaluations and checkpoints."""
+    config = run.config
+    if run.checkpoint is None:  # Stage 2 samples the same whether Stage 1 ran or was read from its cache
+        seed_everything(stage_two_seed(config.seed))
+    metrics_path = run.output_dir / "metrics.csv"
     logger = MetricsLogger(
-        output_dir / "metrics.csv",
-        resume_step=start_step if checkpoint is not None else None,
-        tensorboard_dir=output_dir / "tensorboard" if config.tensorboard else None,
+        metrics_path,
+        resume_step=run.start_step if run.checkpoint is not None else None,
+        tensorboard_dir=run.output_dir / "tensorboard" if config.tensorboard else None,
         wandb_project=config.wandb_project,
         run_config=config.to_dict(),
     )
-    episodes_before = start_step * config.episodes_per_step
-    elapsed_before = _elapsed_before(output_dir / "metrics.csv")
-    if start_step == 0 and config.eval_every:
-        dev_envs = dev_envs or make_envs(spec, "dev", config.num_envs)
-        logger.log(
-            {"step": 0, "episodes": 0, "wall_time_s": 0.0, **_dev_metrics(policy, dev_envs, encoder, config)}
-        )
+    episodes_before = run.start_step * config.episodes_per_step
+    elapsed_before = _elapsed_before(metrics_path)
+    if run.start_step == 0 and config.eval_every:
+        logger.log({"step": 0, "episodes": 0, "wall_time_s": 0.0, **evaluate_on_dev(run)})
     bar = tqdm(
-        range(start_step, config.steps), desc=f"Stage 2 ({config.algorithm})", disable=not config.progress
+        range(run.start_step, config.steps), desc=f"Stage 2 ({config.algorithm})", disable=not config.progress
     )
     stage2_started = time.perf_counter()
     for step in bar:
         rollout_started = time.perf_counter()
-        requests = _step_requests(goal_pool, config, generator)
         episodes = collect_episodes(
-            policy,
-            train_envs,
-            encoder,
-            requests,
+            run.policy,
+            run.train_envs,
+            run.encoder,
+            _step_requests(pool, config, run.generator),
             max_new_tokens=config.max_new_tokens,
             temperature=config.temperature,
             description="rollouts",
             progress=False,
-            goals=played_goals,
+            goals=run.played_goals,
         )
         update_started = time.perf_counter()
         if config.algorithm == "apo":
-            losses = apo_update(policy, optimizer, episodes, values, config)
+            losses = apo_update(run.policy, run.optimizer, episodes, run.values, config)
         else:
-            losses = grpo_update(policy, optimizer, episodes, config)
+            losses = grpo_update(run.policy, run.optimizer, episodes, config)
         finished = time.perf_counter()
         row = {
             "step": step + 1,
-            "episodes": episodes_before + (step + 1 - start_step) * config.episodes_per_step,
+            "episodes": episodes_before + (step + 1 - run.start_step) * config.episodes_per_step,
             "wall_time_s": elapsed_before + finished - stage2_started,
             **_episode_metrics(episodes),
             **losses,
@@ -285,32 +335,63 @@ def _train(config: TrainConfig, model: str | None) -> TrainResult:
             "time/update_s": finished - update_started,
         }
         if config.eval_every and (step + 1) % config.eval_every == 0:
-            dev_envs = dev_envs or make_envs(spec, "dev", config.num_envs)
-            row.update(_dev_metrics(policy, dev_envs, encoder, config))
+            row.update(evaluate_on_dev(run))
         logger.log(row)
         bar.set_postfix(success=f"{row['charts/success']:.2f}", loss=f"{row['losses/loss']:.4f}")
         if config.checkpoint_every and (step + 1) % config.checkpoint_every == 0:
-            save_checkpoint(output_dir, step + 1, policy, optimizer, generator, values, config.to_dict())
+            _save_checkpoint(run, step + 1)
     bar.close()
     logger.close()
-    if config.steps > start_step and (not config.checkpoint_every or config.steps % config.checkpoint_every):
-        save_checkpoint(output_dir, config.steps, policy, optimizer, generator, values, config.to_dict())
+    if config.steps > run.start_step and (
+        not config.checkpoint_every or config.steps % config.checkpoint_every
+    ):
+        _save_checkpoint(run, config.steps)
 
-    model_dir = output_dir / "final-model"
-    policy.save(model_dir)
-    rows = read_metrics(output_dir / "metrics.csv")
+
+def evaluate_on_dev(run: Run) -> dict[str, float]:
+    """Success and score on the dev split's first ``eval_goals`` goals (one episode each)."""
+    config = run.config
+    run.dev_envs = run.dev_envs or make_envs(run.spec, "dev", config.num_envs)
+    result = evaluate(
+        run.policy,
+        run.dev_envs,
+        run.encoder,
+        split_goals(run.dev_envs[0], config.eval_goals),
+        temperature=config.eval_temperature,
+        max_new_tokens=config.max_new_tokens,
+        seed=config.seed,
+        description="dev evaluation",
+        progress=config.progress,
+    )
+    return {"eval/success": result.success / 100.0, "eval/score": result.score / 100.0}
+
+
+def save_final_model(run: Run, started: float) -> TrainResult:
+    """Writes ``final-model/`` and the learning curve (``started``: when the run began, by
+    `time.perf_counter`)."""
+    model_dir = run.output_dir / "final-model"
+    run.policy.save(model_dir)
+    metrics_path = run.output_dir / "metrics.csv"
     curve = plot_learning_curve(
-        rows, output_dir / "learning_curve.png", title=f"{config.algorithm} on {config.env_id}"
+        read_metrics(metrics_path),
+        run.output_dir / "learning_curve.png",
+        title=f"{run.config.algorithm} on {run.config.env_id}",
     )
     return TrainResult(
-        policy=policy,
-        output_dir=output_dir,
-        steps=config.steps,
-        metrics_path=output_dir / "metrics.csv",
+        policy=run.policy,
+        output_dir=run.output_dir,
+        steps=run.config.steps,
+        metrics_path=metrics_path,
         curve_path=curve,
         model_dir=model_dir,
-        optimal_values=values,
+        optimal_values=run.values,
         wall_time_s=time.perf_counter() - started,
+    )
+
+
+def _save_checkpoint(run: Run, step: int) -> None:
+    save_checkpoint(
+        run.output_dir, step, run.policy, run.optimizer, run.generator, run.values, run.config.to_dict()
     )
 
 
@@ -339,23 +420,6 @@ def _episode_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
         "charts/agent_tokens": statistics.fmean(e.agent_tokens for e in episodes),
         "charts/truncated_prompts": float(sum(e.truncated_prompts for e in episodes)),
     }
-
-
-def _dev_metrics(
-    policy: LMPolicy, envs: Sequence[gym.Env], encoder: PromptEncoder, config: TrainConfig
-) -> dict[str, float]:
-    result = evaluate(
-        policy,
-        envs,
-        encoder,
-        split_goals(envs[0], config.eval_goals),
-        temperature=config.eval_temperature,
-        max_new_tokens=config.max_new_tokens,
-        seed=config.seed,
-        description="dev evaluation",
-        progress=config.progress,
-    )
-    return {"eval/success": result.success / 100.0, "eval/score": result.score / 100.0}
 
 
 # ---- the two updates ------------------------------------------------------------------------------

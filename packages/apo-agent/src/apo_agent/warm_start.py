@@ -40,6 +40,7 @@ from apo_agent.config import DEMO_PRODUCTS, DemoProduct
 from apo_agent.context import PromptEncoder, TokenSequence
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import Episode, collect_episodes
+from apo_agent.seeding import demonstration_seed, variant_demonstration_seed
 from shared_prompts import format_model_output
 from webshop_gym.actions import click_action, clicked_product
 from webshop_gym.data.model import Goal
@@ -133,7 +134,7 @@ def collect_demonstrations(
         skip_options_prob,
         0.0,
         product,
-        seed + 1,
+        variant_demonstration_seed(seed),
         progress,
         goals=variants,
     )
@@ -210,7 +211,7 @@ def _demonstrate(
             action = f"search[{info['instruction']}]"  # the only search the policy can make
         return format_model_output(action)
 
-    requests = [(goal, seed * 7919 + goal) for goal in goal_indices]
+    requests = [(goal, demonstration_seed(seed, goal)) for goal in goal_indices]
     return collect_episodes(
         None,
         envs,
