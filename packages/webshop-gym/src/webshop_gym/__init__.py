@@ -12,7 +12,8 @@ The package, by concern:
 - the environment core, pure functions over one page description: `actions` (the action
   grammar), `shop` (the site as a state machine), `render` / `render_html` (a page as text
   or HTML), `reward` and `shaping` (the original reward and its variants), `envs` (the
-  Gymnasium env and its registered ids), `wrappers`;
+  Gymnasium env and its registered ids), `wrappers`, `vector` (many episodes side by side,
+  each slot on its own goal);
 - `data`: products, goals and prepared stores; `search`: the search engines;
 - around the core: `scripted` (rule and expert policies), `trajectories` (episode records),
   `wire` (goals and pages as JSON), `remote` (the client env of a served shop), `web` (the
