@@ -1,6 +1,7 @@
 """Load test of the web shop: many concurrent sessions against one `webshop-gym serve` on 127.0.0.1.
 
-    python benchmarks/web_load.py [--sessions 50] [--steps 20] [--threads 8] [--server-url URL]
+    python benchmarks/web_load.py [--sessions 50] [--steps 20] [--threads 8] [--anonymous-gets 10000]
+                                  [--server-url URL]
 
 Starts ``webshop-gym serve`` (waitress, bundled catalogue, trajectories recorded to a
 temporary folder, as in production) in its own process unless ``--server-url`` is given,
@@ -9,9 +10,15 @@ shop through the web pages (form posts, 303 redirect, page fetch), odd-numbered 
 through the JSON API. Each session gets its own goal and a scripted action sequence
 (search, open products, choose options, open tabs, page through results, buy at the
 end), and each answer is compared with what a local env returns for the same goal and
-actions: any difference (another session's page, a lost step) counts as an error, as do
-HTTP errors. Prints per-step latency percentiles (a web step = the post and the page
-fetch after it) and exits 1 if there was any error.
+actions (web pages: the env's page as the site serves it, `webshop_gym.web.pages`): any
+difference (another session's page, a lost step) counts as an error, as do HTTP errors.
+
+Before the sessions, one client sends ``--anonymous-gets`` requests for the shop's front
+pages (``/`` and ``/?goal=i``, as a crawler or a flood would): they must cost the server
+no session (checked through ``/healthz``), so every visitor after them is served.
+
+Prints per-step latency percentiles (a web step = the post and the page fetch after it)
+and exits 1 if there was any error.
 """
 
 from __future__ import annotations
@@ -33,6 +40,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from webshop_gym.envs import WebShopEnv
+from webshop_gym.web.pages import landing_page, visit_page
+from webshop_gym.web.visits import PageRecord
 
 SPLIT = "test"
 
@@ -57,10 +66,16 @@ class Outcome:
 
 
 def scripted_actions(
-    env: WebShopEnv, session: int, steps: int
+    env: WebShopEnv, session: int, steps: int, as_served: bool = False
 ) -> tuple[str, list[str], list[str], list[float]]:
-    """A deterministic mixed walk through the shop; the last action buys when it can."""
-    first, info = env.reset(seed=session, options={"goal_index": session % len(env.goal_indices)})
+    """A deterministic mixed walk through the shop; the last action buys when it can.
+
+    With ``as_served`` the "observations" are the pages the web shop serves for them.
+    """
+    goal_index = session % len(env.goal_indices)
+    first, info = env.reset(seed=session, options={"goal_index": goal_index})
+    if as_served:
+        first = landing_page(env, goal_index, "generated")
     actions, observations, rewards = [], [], []
     for t in range(steps):
         clicks = [a for a in info["available_actions"] if a.startswith("click[") and a != "click[buy now]"]
@@ -74,6 +89,9 @@ def scripted_actions(
         else:
             action = clicks[(session * 7 + t * 3) % len(clicks)] if clicks else "click[back to search]"
         observation, reward, terminated, truncated, info = env.step(action)
+        if as_served:
+            record = PageRecord.of(env, info, terminated, truncated)
+            observation = visit_page(env, goal_index, record, "generated")
         actions.append(action)
         observations.append(observation)
         rewards.append(reward)
@@ -89,7 +107,7 @@ def make_plans(sessions: int, steps: int, max_steps: int) -> list[Plan]:
     for index in range(sessions):
         interface = "web" if index % 2 == 0 else "api"
         env = web_env if interface == "web" else api_env
-        first, actions, observations, rewards = scripted_actions(env, index, steps)
+        first, actions, observations, rewards = scripted_actions(env, index, steps, interface == "web")
         plans.append(
             Plan(index, interface, index % len(env.goal_indices), first, actions, observations, rewards)
         )
@@ -127,21 +145,23 @@ def run_session(url: str, plan: Plan, start: threading.Barrier, outcome: Outcome
 def run_web_session(url: str, plan: Plan, start: threading.Barrier, outcome: Outcome) -> None:
     client = Client(url)
     start.wait()
-    status, location, _ = client.request("GET", f"/?goal={plan.goal_index}")
-    if status != 303 or not location:
-        outcome.errors.append(f"session {plan.index}: start answered {status}")
-        return
+    location = f"/?goal={plan.goal_index}"  # the goal's page; the first action starts the session
     status, _, page = client.request("GET", location)
     if status != 200 or page.decode() != plan.first_observation:
-        outcome.errors.append(f"session {plan.index}: the first page is not its own (HTTP {status})")
+        outcome.errors.append(f"session {plan.index}: the first page is not its goal's (HTTP {status})")
     for t, (action, expected) in enumerate(zip(plan.actions, plan.observations, strict=True), start=1):
         began = time.perf_counter()
-        body = urllib.parse.urlencode({"action": action}).encode()
+        if action.startswith("search["):
+            form = {"search_query": action[len("search[") : -1]}
+        else:
+            form = {"action": action}
+        body = urllib.parse.urlencode(form).encode()
         status, redirect, _ = client.request("POST", location, body, "application/x-www-form-urlencoded")
-        if status != 303:
+        if status != 303 or not redirect:
             outcome.errors.append(f"session {plan.index} step {t}: HTTP {status}")
             return
-        status, _, page = client.request("GET", redirect or location)
+        location = redirect  # page t has its own address, and its forms post there
+        status, _, page = client.request("GET", location)
         outcome.latencies.append(time.perf_counter() - began)
         if status != 200 or page.decode() != expected:
             outcome.errors.append(
@@ -176,6 +196,25 @@ def run_api_session(url: str, plan: Plan, start: threading.Barrier, outcome: Out
             )
             return
     client.json("DELETE", path)
+
+
+def anonymous_gets(url: str, count: int, goal_count: int) -> tuple[float, list[str]]:
+    """``count`` GETs of the front pages from one client; the seconds taken and any errors."""
+    client = Client(url)
+    errors = []
+    began = time.perf_counter()
+    for number in range(count):
+        path = "/" if number % 2 == 0 else f"/?goal={number % goal_count}"
+        status, _, _ = client.request("GET", path)
+        if status != (303 if path == "/" else 200):
+            errors.append(f"anonymous GET {number} {path}: HTTP {status}")
+            if len(errors) > 5:
+                break
+    seconds = time.perf_counter() - began
+    status, health = client.json("GET", "/healthz")
+    if status != 200 or health["visitor_sessions"] != 0:
+        errors.append(f"after {count} anonymous GETs the server holds sessions: {health}")
+    return seconds, errors
 
 
 def free_port() -> int:
@@ -236,7 +275,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--threads", type=int, default=8, help="server worker threads")
     parser.add_argument(
-        "--server-url", default=None, help="use a running server (bundled catalogue, split test)"
+        "--anonymous-gets",
+        type=int,
+        default=10_000,
+        help="front-page GETs from one client before the sessions (they must create nothing)",
+    )
+    parser.add_argument(
+        "--server-url",
+        default=None,
+        help="use a running server (bundled catalogue, split test, no visitor sessions yet)",
     )
     args = parser.parse_args(argv)
 
@@ -248,6 +295,7 @@ def main(argv: list[str] | None = None) -> int:
         if url is None:
             server, url = start_server(args.threads, log_dir)
         try:
+            flood_seconds, flood_errors = anonymous_gets(url, args.anonymous_gets, 100)
             start = threading.Barrier(len(plans))
             workers = [
                 threading.Thread(target=run_session, args=(url, plan, start, outcome))
@@ -265,11 +313,17 @@ def main(argv: list[str] | None = None) -> int:
                 server.wait(timeout=30)
         logged = len(list(Path(log_dir).glob("web-*.jsonl")))
 
-    errors = [error for outcome in outcomes for error in outcome.errors]
+    errors = flood_errors + [error for outcome in outcomes for error in outcome.errors]
     web = [s for p, o in zip(plans, outcomes, strict=True) if p.interface == "web" for s in o.latencies]
     api = [s for p, o in zip(plans, outcomes, strict=True) if p.interface == "api" for s in o.latencies]
     steps = len(web) + len(api)
     print(f"machine: {machine()}")
+    if args.anonymous_gets:
+        print(
+            f"{args.anonymous_gets} anonymous GETs of / and /?goal=i from one client in "
+            f"{flood_seconds:.1f} s ({args.anonymous_gets / flood_seconds:.0f}/s): "
+            f"{'no' if not flood_errors else 'ERROR:'} sessions created; then the sessions below"
+        )
     print(
         f"{len(plans)} concurrent sessions x {args.steps} steps against {url} "
         f"({args.threads} server threads): {steps} steps in {wall:.2f} s = {steps / wall:.0f} steps/s; "

@@ -1,17 +1,23 @@
 """The web shop in a real browser: headless Chromium (Debian's) driven by Playwright.
 
-A whole episode by clicking, as a person shops: type the query and press Search, open
-the product, pick each option, press Buy Now; the done page must show the reward the env
-gives for the same actions, the session's recorded trajectory must replay to it, and
-product text with markup must stay text. Screenshots of every page go to
-``artifacts/browser/`` at the repository root (git-ignored). ``nox -s tests_browser`` installs
-Chromium (``apt-get install chromium``) and Playwright when they are missing.
+A whole episode by clicking, as a person shops, on a desktop and on a 390 px phone screen:
+type the query and press Search, open the product, pick each option, look at the tabs, press
+Buy Now; the done page must show the reward the env gives for the same actions, rounded,
+with each check asked against bought, and the session's recorded trajectory must replay to
+it. Also: the Back button, the out-of-actions page, a refused action's reason, the error
+page, the whole site without JavaScript, and product text with markup staying text. No
+page may scroll sideways at 390 px, and no request may fail (pictures, favicon).
+
+Screenshots of every page kind at both widths go to ``$WEBSHOP_GYM_SCREENSHOTS`` (default:
+``webshop-gym-screenshots`` in the system's temporary folder). ``nox -s tests_browser``
+installs Chromium (``apt-get install chromium``) and Playwright when they are missing.
 """
 
 from __future__ import annotations
 
+import os
 import re
-import urllib.request
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -36,7 +42,11 @@ CHROMIUM_FLAGS = [
     "--disable-component-update",
     "--disable-sync",
 ]
-ARTIFACTS = Path(__file__).resolve().parents[3] / "artifacts" / "browser"
+SCREENSHOTS = Path(
+    os.environ.get("WEBSHOP_GYM_SCREENSHOTS", Path(tempfile.gettempdir()) / "webshop-gym-screenshots")
+)
+VIEWPORTS = {"desktop": {"width": 1280, "height": 900}, "phone": {"width": 390, "height": 844}}
+PAGE_ADDRESS = r"/s/[A-Za-z0-9_-]{43}/(\d+)/"
 
 
 @pytest.fixture(scope="module")
@@ -45,7 +55,7 @@ def browser():
         pytest.fail(
             f"{CHROMIUM} is missing: run `nox -s tests_browser` (installs it) or apt-get install chromium"
         )
-    ARTIFACTS.mkdir(parents=True, exist_ok=True)
+    SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:
         chromium = playwright.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_FLAGS)
         yield chromium
@@ -62,17 +72,16 @@ def server(tmp_path_factory):
 class Tab:
     """A browser page that only reaches the server and remembers what went wrong."""
 
-    def __init__(self, browser, base_url: str) -> None:
-        self.context = browser.new_context(viewport={"width": 1280, "height": 900})
-        # The catalogue's image hosts are not reachable from tests: answer them at once.
-        self.context.route(
-            "**/*",
-            lambda route: route.continue_() if route.request.url.startswith(base_url) else route.abort(),
-        )
+    def __init__(self, browser, base_url: str, viewport: str = "desktop", javascript: bool = True) -> None:
+        self.viewport = viewport
+        self.context = browser.new_context(viewport=VIEWPORTS[viewport], java_script_enabled=javascript)
+        self.blocked: list[str] = []
+        self.context.route("**/*", lambda route: self._only_the_server(route, base_url))
         self.page: Page = self.context.new_page()
         self.dialogs: list[str] = []
         self.script_errors: list[str] = []
         self.policy_violations: list[str] = []
+        self.failed: list[str] = []
         self.page.on("dialog", lambda dialog: (self.dialogs.append(dialog.message), dialog.dismiss()))
         self.page.on("pageerror", lambda error: self.script_errors.append(str(error)))
         self.page.on(
@@ -81,24 +90,40 @@ class Tab:
                 "Content Security Policy" in message.text and self.policy_violations.append(message.text)
             ),
         )
-        self.shots = 0
-
-    def screenshot(self, detail: str = "", prefix: str = "") -> Path:
-        """Saves the page as ``NN-<prefix><page kind>[-detail].png`` (kind: search-page, item-page, ...)."""
-        self.shots += 1
-        kind = next(
-            c
-            for c in self.page.locator("body > .container").get_attribute("class").split()
-            if c != "container"
+        self.page.on("requestfailed", lambda request: self.failed.append(request.url))
+        self.page.on(
+            "response",
+            lambda response: (
+                response.status >= 400 and self.failed.append(f"{response.status} {response.url}")
+            ),
         )
-        slug = re.sub(r"[^a-z0-9]+", "-", detail.lower()).strip("-")
-        path = ARTIFACTS / f"{self.shots:02d}-{prefix}{kind}{'-' + slug if slug else ''}.png"
+
+    def _only_the_server(self, route, base_url: str) -> None:
+        if route.request.url.startswith(base_url):
+            route.continue_()
+        else:  # nothing may come from elsewhere (the tests have no network anyway)
+            self.blocked.append(route.request.url)
+            route.abort()
+
+    def screenshot(self, name: str) -> Path:
+        """Saves the whole page as ``<viewport>-<name>.png`` and checks it fits the screen's width."""
+        path = SCREENSHOTS / f"{self.viewport}-{name}.png"
         self.page.screenshot(path=str(path), full_page=True)
+        width = self.page.evaluate("document.documentElement.scrollWidth")
+        assert width <= VIEWPORTS[self.viewport]["width"], f"{name} scrolls sideways: {width} px"
         return path
+
+    def kind(self) -> str:
+        classes = self.page.locator("body > .container").get_attribute("class").split()
+        return next(c for c in reversed(classes) if c.endswith("-page"))
 
     def click_and_wait(self, locator) -> None:
         with self.page.expect_navigation():
             locator.click()
+
+    def assert_clean(self) -> None:
+        assert self.dialogs == [] and self.script_errors == [] and self.policy_violations == []
+        assert self.failed == [] and self.blocked == []
 
     def close(self) -> None:
         self.context.close()
@@ -127,64 +152,141 @@ def exactly(text: str) -> re.Pattern[str]:
     return re.compile(f"^{re.escape(text)}$", re.IGNORECASE)
 
 
-def test_a_whole_episode_by_clicking(browser, server) -> None:
-    goal, actions, expected_reward = expert_plan()
-    tab = Tab(browser, server.url)
+def do(tab: Tab, action: str) -> None:
+    """Takes ``action`` the way a person would: typing, or clicking what shows it."""
     page = tab.page
-    page.goto(f"{server.url}/?goal={goal}")
-    assert re.fullmatch(rf"{re.escape(server.url)}/s/[A-Za-z0-9_-]{{43}}/", page.url)
-    session_url = page.url
-    for action in actions:
-        kind, argument = action[: action.index("[")], action[action.index("[") + 1 : -1]
-        if kind == "search":
-            page.fill("#search_input", argument)
-            tab.screenshot("query typed")
-            tab.click_and_wait(page.get_by_role("button", name="Search"))
-            tab.screenshot()
-        elif page.locator("a.product-link").filter(has_text=exactly(argument)).count():
-            tab.click_and_wait(page.get_by_role("link", name=exactly(argument)))
-            tab.screenshot()
-        elif page.locator(".radio-toolbar label").filter(has_text=exactly(argument)).count():
-            tab.click_and_wait(page.locator(".radio-toolbar label").filter(has_text=exactly(argument)))
-            assert (
-                page.locator("input[type=radio]:checked + label").filter(has_text=exactly(argument)).count()
-                == 1
-            )
-            tab.screenshot(f"chose {argument}")
-        else:
-            tab.click_and_wait(page.get_by_role("button", name=exactly(argument)))
-            last = tab.screenshot()
-    assert last.name.endswith("-done-page.png")
-    print(f"browser screenshots: {ARTIFACTS} (the done page: {last.name})")
-
-    assert page.url == session_url
-    assert page.locator("#thankyou h1").inner_text() == "Thank you for shopping with us!"
-    assert page.locator("#reward pre.score").inner_text() == str(float(expected_reward))
-    rows = dict(
-        zip(
-            page.locator("#reward-breakdown th").all_inner_texts(),
-            page.locator("#reward-breakdown td").all_inner_texts(),
-            strict=True,
+    kind, argument = action[: action.index("[")], action[action.index("[") + 1 : -1]
+    if kind == "search":
+        page.fill("#search_input", argument)
+        tab.click_and_wait(page.get_by_role("button", name="Search"))
+    elif (
+        page.locator(".product-card")
+        .filter(has=page.locator(".product-asin", has_text=exactly(argument)))
+        .count()
+    ):
+        # The product's title opens it too (as do its picture and its code).
+        card = page.locator(".product-card").filter(
+            has=page.locator(".product-asin", has_text=exactly(argument))
         )
-    )
-    assert rows["Reward R"] == f"{expected_reward:.3f}" and rows["Attributes matched (r_att)"] == "1.000"
-    assert page.locator("#shop-again").is_visible()
-    assert tab.dialogs == [] and tab.script_errors == [] and tab.policy_violations == []
+        tab.click_and_wait(card.locator(".product-title"))
+    elif page.locator("button.option").filter(has_text=exactly(argument)).count():
+        tab.click_and_wait(page.locator("button.option").filter(has_text=exactly(argument)))
+        assert page.locator("button.option.selected").filter(has_text=exactly(argument)).count() == 1
+    else:
+        tab.click_and_wait(page.get_by_role("button", name=exactly(argument)))
 
-    # What the browser was served is the env's HTML for the same actions.
-    local = WebShopEnv(observation_mode="html", split="test", max_steps=100)
-    local.reset(options={"goal_index": goal})
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_a_whole_episode_by_clicking(browser, server, viewport: str) -> None:
+    goal, actions, expected_reward = expert_plan()
+    tab = Tab(browser, server.url, viewport)
+    page = tab.page
+    page.goto(f"{server.url}/")
+    assert page.url == f"{server.url}/?goal={page.url.rsplit('=', 1)[1]}"  # a random goal, no session
+    page.goto(f"{server.url}/?goal={goal}")
+    assert tab.kind() == "search-page" and page.title() == "WebShop"
+    tab.screenshot("1-search-page")
+    shots = {"results-page": "2-results-page", "item-page": "3-item-page", "done-page": "6-done-page"}
     for action in actions:
-        final_html, *_ = local.step(action)
-    with urllib.request.urlopen(session_url) as response:
-        assert response.read().decode() == final_html
+        if action == "click[buy now]":
+            # Every tab first, and back to the item (< Prev) each time: sub-pages at both widths.
+            for tab_name in ("Description", "Features", "Reviews"):
+                do(tab, f"click[{tab_name.lower()}]")
+                assert tab.kind() == "sub-page"
+                tab.screenshot(f"4-sub-page-{tab_name.lower()}")
+                do(tab, "click[< prev]")
+        do(tab, action)
+        match = re.search(PAGE_ADDRESS, page.url)
+        assert match is not None, page.url
+        if tab.kind() in shots:
+            tab.screenshot(shots.pop(tab.kind()))
+    assert tab.kind() == "done-page"
+    assert page.locator("#thankyou h1").inner_text() == "Thank you for shopping with us!"
+    assert page.locator("#reward .score").inner_text() == f"{expected_reward:.2f}"
+    checks = page.locator("#outcome tbody tr")
+    assert checks.count() >= 2 and set(page.locator("#outcome tbody td:last-child").all_inner_texts()) == {
+        "yes"
+    }
+    assert page.locator("#shop-again").is_visible()
+    tab.assert_clean()
 
     # The session was recorded action by action and replays to the same reward.
-    session = server.app.extensions["webshop_gym"].visitors.get(session_url.rstrip("/").rsplit("/", 1)[1])
+    session_id = re.search(r"/s/([^/]+)/", page.url).group(1)
+    session = server.app.extensions["webshop_gym"].visitors.get(session_id)
     [episode] = read_trajectories(session.recorder.path).episodes
-    assert episode.actions == actions
+    tabs_and_back = [
+        a for t in ("description", "features", "reviews") for a in (f"click[{t}]", "click[< prev]")
+    ]
+    assert episode.actions == actions[:-1] + tabs_and_back + actions[-1:]
     result = replay(episode)
     assert result.matches and result.replayed_return == expected_reward
+    tab.close()
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_back_shows_the_page_before_and_acting_there_goes_on_from_it(browser, server, viewport: str) -> None:
+    tab = Tab(browser, server.url, viewport)
+    page = tab.page
+    page.goto(f"{server.url}/?goal=2")
+    do(tab, "search[jeans]")
+    results_url = page.url
+    first, second = page.locator(".product-card .product-asin").all_inner_texts()[:2]
+    do(tab, f"click[{first}]")
+    assert page.locator(".item-details h2").count() == 1
+    page.go_back()
+    assert page.url == results_url and tab.kind() == "results-page"
+    assert page.locator(".current-query q").inner_text() == "jeans"
+    do(tab, f"click[{second}]")  # from the earlier page: goes on from there
+    assert tab.kind() == "item-page" and re.search(PAGE_ADDRESS, page.url).group(1) == "2"
+    state = server.app.extensions["webshop_gym"].visitors.get(re.search(r"/s/([^/]+)/", page.url).group(1))
+    assert state.env.state.asin == second
+    tab.assert_clean()
+    tab.close()
+
+
+@pytest.mark.parametrize("viewport", ["desktop", "phone"])
+def test_what_a_refused_action_and_the_end_of_actions_look_like(
+    browser, tmp_path: Path, viewport: str
+) -> None:
+    config = ServerConfig(catalog="mini", split="test", max_steps=3, log_dir=tmp_path)
+    with ServerThread(create_app(config)) as small:
+        tab = Tab(browser, small.url, viewport)
+        page = tab.page
+        page.goto(f"{small.url}/?goal=1")
+        page.fill("#search_input", "   ")  # spaces pass the form's `required`, not the shop
+        tab.click_and_wait(page.get_by_role("button", name="Search"))
+        assert "Empty argument" in page.locator("#notice").inner_text()
+        assert "2 actions left" in page.locator(".site-bar").inner_text()
+        tab.screenshot("7-notice-search-page")
+        do(tab, "search[zzzzqqqq xxyyzzww]")
+        assert (
+            page.locator(".empty-note").is_visible()
+            and page.get_by_role("button", name="Next >").count() == 0
+        )
+        tab.screenshot("8-results-page-no-results")
+        do(tab, "click[back to search]")
+        assert tab.kind() == "out-of-actions-page"
+        assert "You are out of actions" in page.locator("#instruction-text").inner_text()
+        tab.screenshot("9-out-of-actions-page")
+        tab.click_and_wait(page.locator("#new-session"))
+        assert tab.kind() == "search-page" and "?goal=" in page.url
+        page.goto(f"{small.url}/s/{'A' * 43}/1/")  # an error page (404 is expected here)
+        assert tab.kind() == "error-page"
+        tab.screenshot("10-error-page")
+        tab.failed = [f for f in tab.failed if not f.startswith("404 ")]
+        tab.assert_clean()
+        tab.close()
+
+
+def test_the_shop_works_without_javascript(browser, server) -> None:
+    goal, actions, expected_reward = expert_plan()
+    tab = Tab(browser, server.url, javascript=False)
+    tab.page.goto(f"{server.url}/?goal={goal}")
+    for action in actions:
+        do(tab, action)
+    assert tab.kind() == "done-page"
+    assert tab.page.locator("#reward .score").inner_text() == f"{expected_reward:.2f}"
+    tab.assert_clean()
     tab.close()
 
 
@@ -196,10 +298,10 @@ def test_markup_in_product_text_stays_text_in_the_browser(browser, tmp_path: Pat
         page.goto(f"{hostile.url}/?goal=0")
         page.fill("#search_input", "zyzzyva <script>alert('query')</script>")
         tab.click_and_wait(page.get_by_role("button", name="Search"))
-        tab.click_and_wait(page.locator("a.product-link").first)
-        tab.shots = 90
-        tab.screenshot(prefix="hostile-")
+        tab.click_and_wait(page.locator(".product-card").first)
+        tab.screenshot("hostile-item-page")
         assert page.locator("h2").inner_text() == HOSTILE_NAME.replace("  ", " ")
         assert page.evaluate("typeof window.pwned") == "undefined"
-        assert tab.dialogs == [] and tab.script_errors == []
+        tab.assert_clean()
         tab.close()
+    print(f"browser screenshots: {SCREENSHOTS}")

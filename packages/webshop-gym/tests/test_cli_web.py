@@ -7,6 +7,7 @@ import socket
 import subprocess
 import sys
 import time
+import urllib.parse
 import urllib.request
 from pathlib import Path
 
@@ -78,6 +79,10 @@ def test_serve_runs_waitress_until_stopped(tmp_path: Path) -> None:
                 time.sleep(0.2)
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/?goal=0", timeout=10) as response:
             assert "<h2>WebShop</h2>" in response.read().decode()
+        assert list(tmp_path.glob("web-*.jsonl")) == []  # opening a page starts no session
+        search = urllib.parse.urlencode({"search_query": "red shoes"}).encode()
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}/?goal=0", data=search, timeout=10) as response:
+            assert "Total results" in response.read().decode()  # (urllib follows the 303)
         assert len(list(tmp_path.glob("web-*.jsonl"))) == 1
         assert "WebShop on http://127.0.0.1" in messages.read_text()
     finally:

@@ -237,3 +237,129 @@ def test_any_product_text_round_trips(
     catalog = Catalog("any", (product,), {}, {})
     for state in every_page(catalog, [product], title):
         assert_same_page(state, catalog, show_attributes=True)
+
+
+# sha256 over every page kind's observation (`every_page` of every 5th product, with and
+# without the Attributes tab), taken before the web shop's own pages were added: what the
+# site shows people may change, what agents read may not.
+PINNED_OBSERVATION_DIGESTS = {
+    "mini": {
+        "html": "aa4434738b6add5746492cb6eba6a7b38fdf0bb0d2b65485f6d37f4e6c274c21",
+        "html_plain": "f827cd5565bfd832e30a82f4fb1c5683598fb0d6850e4ab2ce7ce094ae2d7f06",
+        "text": "497f3c4bcd68a0e19c5959b0c32f17ba5c8cc0af1679fe6fc4842676f753cacc",
+        "text_rich": "98f6c5ea8b2f9971e2a112c3f6ada82974e62407404adbe193da673e6b0d3d0a",
+    },
+    "1k": {
+        "html": "b0fe7364145e0def0a733b88c8d14f1e58ea5b50d997dbd02da8a3fdb039a78f",
+        "html_plain": "710a79e89d15e38a1e94cb03c7f972e972fac02e4a35279c5b2c46e7c2373573",
+        "text": "e87344fbe45e14ac44eddda883d5dc4fbae31074ccbdf3c7f02ff4547b5c8cf6",
+        "text_rich": "21bba4d7616141122ad0f0100411efd855ff8a728e30e1106f2e0f2b283b82c4",
+    },
+}
+
+
+@pytest.mark.parametrize("which", ["mini", "1k"])
+def test_observations_are_byte_for_byte_as_pinned(which: str, webshop_1k: Path) -> None:
+    import hashlib
+
+    from webshop_gym.render import render_text_rich
+
+    catalog = load_catalog("mini" if which == "mini" else webshop_1k)
+    renderers = {
+        "html": lambda s, c, a: render_html(s, c, a, {"total": 0.5, "r_type": 1.0}),
+        "html_plain": render_html,
+        "text": render_text,
+        "text_rich": render_text_rich,
+    }
+    states = every_page(catalog, list(catalog)[::5], "i need <b>red</b> & 'blue' shoes")
+    digests = {}
+    for mode, render in renderers.items():
+        digest = hashlib.sha256()
+        for show_attributes in (False, True):
+            for state in states:
+                digest.update(render(state, catalog, show_attributes).encode())
+                digest.update(b"\0")
+        digests[mode] = digest.hexdigest()
+    assert digests == PINNED_OBSERVATION_DIGESTS[which]
+
+
+# -- the pages the web shop serves people (site=SiteView(...)) ------------------------------
+
+
+def site_page(state: PageState, catalog: Catalog, **view) -> BeautifulSoup:
+    from webshop_gym.render_html import SiteView
+
+    site = SiteView(image_url=lambda asin, options: f"/img/{asin}.svg", **view)
+    return BeautifulSoup(render_html(state, catalog, True, site=site), "html.parser")
+
+
+def test_site_pages_work_without_javascript() -> None:
+    """Issue 28.10: every clickable is a submit button of a form (no script-driven links or radios)."""
+    catalog = load_catalog("mini")
+    product = next(p for p in catalog if len(p.options) >= 2)
+    for state in every_page(catalog, [product], "x"):
+        soup = site_page(state, catalog)
+        assert soup.select("a.product-link, input[type=radio], [data-action]") == []
+        clickables = {b["value"] for b in soup.select("form[method=post] button[type=submit][name=action]")}
+        actions = set(Shop(catalog, engine=None, show_attributes=True).available_actions(state))  # type: ignore[arg-type]
+        if state.page is Page.RESULTS and state.page_number * 10 >= len(state.result_asins):
+            actions.discard("click[next >]")
+        assert clickables == actions - {"search[<query>]"}
+        if state.page is Page.SEARCH:
+            assert soup.select_one("form input#search_input[name=search_query]") is not None
+        assert soup.select_one("link[rel=icon]")["href"] == "/favicon.ico"
+
+
+def test_site_results_link_titles_and_pictures_and_end_where_the_results_end() -> None:
+    catalog = load_catalog("mini")
+    asins = tuple(p.asin for p in list(catalog)[:25])
+    results = PageState(Page.RESULTS, "x", ("red", "shoes"), asins)
+    soup = site_page(results, catalog)
+    card = soup.select_one("button.product-card")
+    assert card.select_one("img")["src"] == f"/img/{asins[0]}.svg"
+    assert card.select_one(".product-title").get_text() == catalog[asins[0]].title
+    assert soup.select_one(".current-query q").get_text() == "red shoes"
+    assert soup.find("button", string="Next >") is not None
+    last = site_page(dataclasses.replace(results, page_number=3), catalog)
+    assert last.find("button", string="Next >") is None and len(last.select(".product-card")) == 5
+    past = site_page(dataclasses.replace(results, page_number=4), catalog)
+    assert past.find("button", string="Next >") is None
+    assert "No products on this page" in past.select_one(".empty-note").get_text()
+    nothing = site_page(PageState(Page.RESULTS, "x", ("zzz",), ()), catalog)
+    assert nothing.find("button", string="Next >") is None
+    assert "No products match this search" in nothing.select_one(".empty-note").get_text()
+    # The observation keeps the original's Next > past the end.
+    assert "Next &gt;</button>" in render_html(PageState(Page.RESULTS, "x", ("zzz",), ()), catalog)
+
+
+def test_site_tabs_say_when_they_are_empty() -> None:
+    base = load_catalog("mini").products[0]
+    bare = dataclasses.replace(base, description="", bullet_points=(), reviews=(), attributes=())
+    catalog = Catalog("bare", (bare,), {}, {})
+    item = PageState(Page.ITEM, "x", asin=bare.asin)
+    expected = {
+        "Reviews": "No reviews yet.",
+        "Description": "No description.",
+        "Features": "No features listed.",
+        "Attributes": "No attributes listed.",
+    }
+    for tab, note in expected.items():
+        state = dataclasses.replace(item, page=Page.SUB_PAGE, sub_page=tab)
+        soup = site_page(state, catalog)
+        assert soup.select_one(".empty-note").get_text() == note
+        assert soup.select_one(".sub-page-title").get_text() == tab
+        assert "empty-note" not in render_html(state, catalog, True)  # observations: as the original
+
+
+def test_site_item_page_shows_the_query_the_options_chosen_and_the_notice() -> None:
+    catalog = load_catalog("mini")
+    product = next(p for p in catalog if len(p.options) >= 2)
+    item = next(s for s in every_page(catalog, [product], "x") if s.page is Page.ITEM)
+    soup = site_page(item, catalog, notice="No clickable 'x' here", steps_left=7, goal_label="Goal 3")
+    chosen = {b.get_text() for b in soup.select("button.option.selected")}
+    assert chosen == {value for _, value in item.selected_options}
+    assert all(b["aria-pressed"] == "true" for b in soup.select("button.option.selected"))
+    assert soup.select_one(".current-query q").get_text() == "q"
+    assert soup.select_one("#notice").get_text() == "That did nothing: No clickable 'x' here"
+    assert soup.select_one(".site-bar").get_text(" ", strip=True).startswith("Goal 3 · 7 actions left")
+    assert soup.select_one("#product-image")["src"] == f"/img/{product.asin}.svg"

@@ -1,7 +1,8 @@
 """HTML observations: the page state rendered through Jinja templates, as the web shop serves it.
 
-The ``html`` observation mode and the web shop (`webshop_gym.web`) both call `render_html`,
-so an agent reading HTML and a person in a browser see the same bytes for the same state.
+The ``html`` observation mode and the web shop (`webshop_gym.web`) both call `render_html`:
+an agent reading HTML gets the original's page, and a person in a browser gets the same
+page with more on it for people (``site=``, below).
 Every visible text of a page comes from `webshop_gym.shop.view_page`, the same elements
 the text modes join, and each element becomes exactly one text node in a tag that says
 what it is (``<button>`` for buttons, ``<label>`` for option values, ``<a
@@ -23,6 +24,14 @@ original's.
 The templates are compiled once per process (`template_environment`); autoescaping is
 on for every template, and product text and queries are only ever template *data*.
 
+The web shop serves people these pages with more on them (`SiteView`, ``site=``): the
+reason an action did nothing, the actions left, the current query, pictures that work
+offline, buttons where the observation has script-driven links and radios (so the site
+works without JavaScript), no ``Next >`` past the last result, empty-tab notes, and a done
+page that shows the rounded score and what was bought against what was asked. Without
+``site`` (every observation) none of that is rendered: the observation is the original's
+page, and a test pins its bytes.
+
 Example:
     >>> from webshop_gym.data.model import Catalog
     >>> from webshop_gym.shop import Page, PageState
@@ -35,21 +44,23 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import jinja2
 
 from webshop_gym.actions import click_action
-from webshop_gym.shop import Element, Page, PageState, ProductSource, view_page
+from webshop_gym.shop import NEXT_PAGE, RESULTS_PER_PAGE, Element, Page, PageState, ProductSource, view_page
 
 __all__ = [
     "SCORE_LABEL",
     "STATIC_DIR",
     "TEMPLATE_DIR",
+    "OutcomeRow",
     "PageLayoutError",
+    "SiteView",
     "render_html",
     "template_environment",
 ]
@@ -71,6 +82,45 @@ _TEMPLATE_BY_PAGE = {
 }
 
 
+def _no_image(asin: str, selected_options: Sequence[tuple[str, str]]) -> str:
+    return ""
+
+
+@dataclass(frozen=True)
+class OutcomeRow:
+    """One check of a purchase, as the done page shows it to a person."""
+
+    check: str  # "Product type", "Attribute", "Option", "Price"
+    asked: str
+    bought: str
+    matched: str  # "yes", "no" or "partly"
+
+
+@dataclass(frozen=True)
+class SiteView:
+    """What the web shop shows a person beyond the observation (`render_html`'s ``site``).
+
+    Attributes:
+        image_url: A product's picture: ``(asin, selected options) -> URL``.
+        notice: Why the last action did nothing ("" when it did something).
+        steps_left: Actions left in the session (None: not shown).
+        goal_label: Which goal this is, e.g. "Goal 12 of 100 (test split)".
+        new_session_url: Where a new session starts.
+        score: The done page's score as a person reads it (rounded).
+        outcome: The done page's checks: what was asked against what was bought.
+        outcome_formula: How the checks make the score.
+    """
+
+    image_url: Callable[[str, Sequence[tuple[str, str]]], str] = _no_image
+    notice: str = ""
+    steps_left: int | None = None
+    goal_label: str = ""
+    new_session_url: str = "/"
+    score: str = ""
+    outcome: Sequence[OutcomeRow] = field(default_factory=tuple)
+    outcome_formula: str = ""
+
+
 @functools.cache
 def template_environment() -> jinja2.Environment:
     """The Jinja environment of the page templates: built once per process.
@@ -88,6 +138,7 @@ def template_environment() -> jinja2.Environment:
         auto_reload=False,  # templates are package data: compile each once, never re-stat
     )
     environment.globals["click"] = _click
+    environment.globals["site"] = None  # observations; the web shop passes a SiteView
     return environment
 
 
@@ -108,6 +159,7 @@ def render_html(
     catalog: ProductSource,
     show_attributes: bool = False,
     reward_details: Mapping[str, Any] | None = None,
+    site: SiteView | None = None,
 ) -> str:
     """The page ``state`` shows, as HTML.
 
@@ -117,6 +169,8 @@ def render_html(
         show_attributes: Whether item pages show the ``Attributes`` tab.
         reward_details: On the done page, the reward breakdown to include as JSON data
             (`webshop_gym.reward.RewardBreakdown.as_dict`); ignored on other pages.
+        site: The page as the web shop serves it to people (see the module docstring);
+            None (observations): the original's page.
 
     Returns:
         A complete HTML document.
@@ -125,7 +179,21 @@ def render_html(
     context = _CONTEXT_BY_PAGE[state.page](state, elements, catalog)
     if state.page is Page.DONE:
         context["reward_details"] = dict(reward_details) if reward_details is not None else None
+    if site is not None:
+        context.update(_site_context(state, context, site))
     return _template(state.page).render(context)
+
+
+def _site_context(state: PageState, context: dict[str, Any], site: SiteView) -> dict[str, Any]:
+    """What the site's version of a page adds or changes."""
+    extra: dict[str, Any] = {"site": site, "query": state.query}
+    if state.page is Page.RESULTS:
+        # The original offers "Next >" forever; a person gets it only where more results are.
+        has_next = state.page_number * RESULTS_PER_PAGE < len(state.result_asins)
+        extra["navigation"] = [e for e in context["navigation"] if e.text != NEXT_PAGE or has_next]
+    if state.page is Page.ITEM and state.asin is not None:
+        extra["item_image_url"] = site.image_url(state.asin, state.selected_options)
+    return extra
 
 
 # -- from the page's elements to the templates' regions ---------------------------------

@@ -98,6 +98,11 @@ def _is(value: Any, types: type | tuple[type, ...]) -> bool:
     return isinstance(value, types)
 
 
+def public_arguments(env: Any, catalog_name: str) -> dict[str, Any]:
+    """The env's arguments as a client may see them: the catalogue by name, never a server path."""
+    return {**env._arguments, "catalog": catalog_name}
+
+
 def _env_session(env_id: str) -> Session:
     session = server_of().api_envs.get(env_id)
     if session is None:
@@ -113,7 +118,7 @@ def describe() -> Any:
     config = server.config
     return {
         "webshop_gym_version": __version__,
-        "catalog": config.catalog,
+        "catalog": server.prototype.catalog.name,  # a name: the server's folders stay private
         "search_engine": config.search_engine,
         "visitor_goals": {"goals": config.goals, "split": config.split, "count": server.goal_count},
         "max_request_bytes": config.max_request_bytes,
@@ -135,11 +140,11 @@ def create() -> Any:
         env = server.config.make_env(**body)
     except (ValueError, FileNotFoundError) as error:
         raise _BadRequest(str(error)) from None
-    session = server.api_envs.add(env)
+    session = server.api_envs.add(env, owner=request.remote_addr)
     if server.config.log_api:
-        with session.lock:
-            session.recorder = server.recorder("api")
-    response = jsonify(env_id=session.id, arguments=env._arguments)
+        with session.lock:  # the file comes with the first reset: an env never played leaves none
+            session.make_recorder = lambda: server.recorder("api")
+    response = jsonify(env_id=session.id, arguments=public_arguments(env, server.prototype.catalog.name))
     response.status_code = 201
     return response
 
@@ -210,7 +215,7 @@ def fork(env_id: str) -> Any:
         # The server's own object, pickled and loaded in-process: a deep copy that shares
         # the catalogue (WebShopEnv pickles its arguments and episode state only).
         copy = pickle.loads(pickle.dumps(session.env))
-    forked = server.api_envs.add(copy)
+    forked = server.api_envs.add(copy, owner=request.remote_addr, used=True)
     response = jsonify(env_id=forked.id)
     response.status_code = 201
     return response

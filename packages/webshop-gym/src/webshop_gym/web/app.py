@@ -1,34 +1,46 @@
 """The web shop's Flask app: the pages people shop in, plus the JSON API (`webshop_gym.web.api`).
 
-A visitor opening ``/`` (or ``/?goal=<i>`` for goal i of the configured split) gets a new
-session with its own `WebShopEnv` in ``html`` mode and is sent to ``/s/<session id>/``.
-That page is the env's current observation, byte for byte: the same templates render it
-for agents and people. The page's forms post back to the same address (``action=click[...]``
-from buttons, radios and product links, or ``search_query=...`` from the search bar),
-which steps the env and redirects (303) to the page again, so reloading never repeats an
-action. Every step goes to the session's trajectory file when a log folder is set.
+A visitor opening ``/`` is sent to ``/?goal=<i>``, a random goal of the configured split,
+whose search page is drawn from no state at all: opening (or crawling, or flooding) the
+site costs no session, env or file. The visitor's first action (the search form posts back
+to the same address) starts a session with its own `WebShopEnv` and goes to
+``/s/<session id>/1/``. Each later action posts from page n to ``/s/<id>/<n>/`` and goes
+(303) to page n + 1, so every page has its own address, reloading never repeats an action
+and the browser's Back button shows the page before; acting there goes on from that page
+(`webshop_gym.web.visits`). Pages are the env's HTML pages with what a person needs on top
+(`webshop_gym.web.pages`): why an action did nothing, actions left, a done page that shows
+asked against bought, an out-of-actions page, and pictures drawn per product. Every episode
+goes to the session's trajectory file when a log folder is set.
 
 Security: pages only ever hold product text and queries as escaped template data; the
-session id in the address is a 256-bit secret; responses forbid framing, sniffing,
-referrers and any script or style from other origins (Content-Security-Policy).
+session id in the address is a 256-bit secret; requests must name an allowed host
+(`ServerConfig.allowed_hosts`); responses forbid framing, sniffing, referrers and any
+script or style from other origins (Content-Security-Policy). One client holds at most
+``max_sessions_per_client`` visitor sessions. Requests are logged, with session ids cut
+short, to the ``webshop_gym.web.access`` logger.
 
 Example:
     >>> app = create_app(ServerConfig(catalog="mini"))
     >>> client = app.test_client()
-    >>> start = client.get("/?goal=0")
-    >>> start.status_code, start.headers["Location"].startswith("/s/")
-    (303, True)
-    >>> page = client.get(start.headers["Location"])
-    >>> b"<h2>WebShop</h2>" in page.data
+    >>> client.get("/").headers["Location"].startswith("/?goal=")
     True
+    >>> b"<h2>WebShop</h2>" in client.get("/?goal=0").data
+    True
+    >>> first = client.post("/?goal=0", data={"search_query": "red shoes"})
+    >>> first.status_code, first.headers["Location"].startswith("/s/"), first.headers["Location"][-3:]
+    (303, True, '/1/')
 """
 
 from __future__ import annotations
 
+import logging
+import re
 import secrets
+import time
+from collections.abc import Callable, Iterable
 from typing import Any
 
-from flask import Blueprint, Flask, Response, redirect, request, url_for
+from flask import Blueprint, Flask, Response, redirect, request
 from werkzeug.exceptions import HTTPException
 
 from webshop_gym.actions import search_action
@@ -36,12 +48,15 @@ from webshop_gym.render_html import STATIC_DIR
 from webshop_gym.web.api import api
 from webshop_gym.web.config import ServerConfig
 from webshop_gym.web.context import WebShopServer, error_response, server_of
+from webshop_gym.web.pages import landing_page, product_svg, visit_page
 from webshop_gym.web.sessions import Session, SessionLimitError, SessionStore
+from webshop_gym.web.visits import Visit
 
-__all__ = ["WebShopServer", "create_app", "server_of"]
+__all__ = ["ACCESS_LOGGER", "WebShopServer", "create_app", "server_of"]
 
-# Fixed headers of every response. Pages load only this site's script, style sheet and
-# forms; images may come from product image hosts (https) as in the original.
+# Fixed headers of every response. Pages load only this site's script, style sheet,
+# pictures and forms; with product_images="catalog" images may come from product image
+# hosts (https), as in the original.
 SECURITY_HEADERS = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' https: data:; "
@@ -53,6 +68,9 @@ SECURITY_HEADERS = {
     "Cross-Origin-Opener-Policy": "same-origin",
 }
 MAX_FORM_FIELD_CHARS = 4096
+IMAGE_MAX_AGE = 86_400  # pictures depend on the product only
+ACCESS_LOGGER = "webshop_gym.web.access"
+_SESSION_IN_PATH = re.compile(r"(/(?:s|api/v1/envs)/(?:[A-Za-z0-9]{1,16}\.)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]+")
 
 site = Blueprint("site", __name__)
 
@@ -75,16 +93,60 @@ def create_app(config: ServerConfig | None = None) -> Flask:
     app.config["SEND_FILE_MAX_AGE_DEFAULT"] = 3600
     app.extensions["webshop_gym"] = WebShopServer(
         config=config,
-        visitors=SessionStore(config.max_sessions, config.idle_timeout, instance=config.instance),
+        visitors=SessionStore(
+            config.max_sessions,
+            config.idle_timeout,
+            instance=config.instance,
+            max_per_owner=config.max_sessions_per_client,
+        ),
         api_envs=SessionStore(config.max_sessions, config.idle_timeout, instance=config.instance),
         goal_count=len(prototype.goal_indices),
+        prototype=prototype,
     )
     app.register_blueprint(site)
     app.register_blueprint(api)
+    app.before_request(_check_host)
     app.after_request(_add_security_headers)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(SessionLimitError, _session_limit)
+    app.wsgi_app = AccessLog(app.wsgi_app)  # type: ignore[method-assign]
     return app
+
+
+# -- every request -------------------------------------------------------------------------
+
+
+def host_name(host_header: str) -> str:
+    """The host name of a ``Host`` header, lower-cased, without port or IPv6 brackets."""
+    host = host_header.strip().lower()
+    if host.startswith("["):
+        return host[1 : host.find("]")] if "]" in host else host
+    return host.rsplit(":", 1)[0] if host.count(":") == 1 else host
+
+
+def host_allowed(host_header: str, allowed: Iterable[str]) -> bool:
+    """Whether a request's ``Host`` names an allowed host (``"*"``: any; ``".x.org"``: x.org and below)."""
+    name = host_name(host_header)
+    for entry in allowed:
+        entry = entry.lower()
+        if entry == "*" or name == host_name(entry):
+            return True
+        if entry.startswith(".") and (name == entry[1:] or name.endswith(entry)):
+            return True
+    return False
+
+
+def _check_host() -> Response | None:
+    # Before routing answers anything (a redirect would put the Host header in Location).
+    allowed = server_of().config.allowed_hosts
+    if host_allowed(request.host, allowed):
+        return None
+    return error_response(
+        400,
+        "Bad Request",
+        f"This server does not answer to the host name {host_name(request.host)[:80]!r}. Its "
+        "operator can allow it with `webshop-gym serve --allowed-host NAME`.",
+    )
 
 
 def _add_security_headers(response: Response) -> Response:
@@ -113,29 +175,93 @@ def _http_error(error: HTTPException) -> Response:
 
 
 def _session_limit(error: SessionLimitError) -> Response:
-    return error_response(503, "Service Unavailable", str(error))
+    response = error_response(503, "Service Unavailable", str(error))
+    response.headers["Retry-After"] = str(error.retry_after)
+    return response
+
+
+class AccessLog:
+    """WSGI middleware: one Common Log Format line per request to the ``webshop_gym.web.access`` logger.
+
+    Session ids in paths are cut to their first 6 characters (a log reader must not be able
+    to act in a session); query strings are left out.
+    """
+
+    def __init__(self, app: Callable[..., Any]) -> None:
+        self.app = app
+        self.logger = logging.getLogger(ACCESS_LOGGER)
+
+    def __call__(self, environ: dict[str, Any], start_response: Callable[..., Any]) -> Any:
+        if not self.logger.isEnabledFor(logging.INFO):
+            return self.app(environ, start_response)
+        started = time.monotonic()
+        status: list[str] = ["-"]
+
+        def recording_start_response(code: str, headers: Any, *args: Any) -> Any:
+            status[0] = code.split(" ", 1)[0]
+            return start_response(code, headers, *args)
+
+        try:
+            return self.app(environ, recording_start_response)
+        finally:
+            path = _SESSION_IN_PATH.sub(r"\1…", environ.get("PATH_INFO", ""))
+            self.logger.info(
+                '%s - - [%s] "%s %s %s" %s - %.1fms',
+                environ.get("REMOTE_ADDR", "-"),
+                time.strftime("%d/%b/%Y:%H:%M:%S %z"),
+                environ.get("REQUEST_METHOD", "-"),
+                path[:300],
+                environ.get("SERVER_PROTOCOL", "-"),
+                status[0],
+                1000 * (time.monotonic() - started),
+            )
 
 
 # -- the pages ---------------------------------------------------------------------------
 
 
-@site.get("/")
+def _page(html: str, status: int = 200) -> Response:
+    return Response(html, status=status, mimetype="text/html")
+
+
+@site.route("/", methods=["GET", "HEAD"])
 def start() -> Any:
-    """A new visitor session: goal ``?goal=i`` of the split, or one drawn at random."""
+    """Goal ``?goal=i``'s search page (no session yet); without a goal, a random one."""
     server = server_of()
     goal_text = request.args.get("goal")
     if goal_text is None:
-        goal_index = secrets.randbelow(server.goal_count)
-    else:
-        parsed = _goal_index(goal_text, server.goal_count, server.config.split)
-        if isinstance(parsed, Response):
-            return parsed
-        goal_index = parsed
-    session = server.visitors.add(server.config.make_visitor_env())
+        return redirect(f"/?goal={secrets.randbelow(server.goal_count)}", code=303)
+    goal_index = _goal_index(goal_text, server.goal_count, server.config.split)
+    if isinstance(goal_index, Response):
+        return goal_index
+    return _page(landing_page(server.prototype, goal_index, server.config.product_images))
+
+
+@site.post("/")
+def first_action() -> Any:
+    """The visitor's first action (from a goal's search page) starts their session."""
+    server = server_of()
+    goal_text = request.args.get("goal")
+    if goal_text is None:
+        return error_response(400, "Bad Request", "Start from a goal's page: open / and search there.")
+    goal_index = _goal_index(goal_text, server.goal_count, server.config.split)
+    if isinstance(goal_index, Response):
+        return goal_index
+    action = _form_action()
+    if isinstance(action, Response):
+        return action
+    session = server.visitors.add(server.config.make_visitor_env(), owner=request.remote_addr, used=True)
     with session.lock:
-        session.recorder = server.recorder("web")
-        session.reset(seed=secrets.randbelow(2**31), options={"goal_index": goal_index})
-    return redirect(url_for("site.page", session_id=session.id), code=303)
+        session.make_recorder = lambda: server.recorder("web")
+        visit = Visit(goal_index=goal_index, seed=secrets.randbelow(2**31))
+        session.visit = visit
+        visit.start(session)
+        page = visit.act(session, 0, action)
+    return redirect(_page_url(session.id, page), code=303)
+
+
+def _page_url(session_id: str, page: int) -> str:
+    return f"/s/{session_id}/{page}/"
 
 
 def _goal_index(text: str, count: int, split: str) -> int | Response:
@@ -150,38 +276,67 @@ def _goal_index(text: str, count: int, split: str) -> int | Response:
     return index
 
 
-def _visitor(session_id: str) -> Session | Response:
+def _visit(session_id: str) -> tuple[Session, Visit] | Response:
     session = server_of().visitors.get(session_id)
-    if session is None:
+    if session is None or not isinstance(session.visit, Visit):
         return error_response(
             404, "Not Found", "This shopping session does not exist or has expired. Start a new one."
         )
-    return session
+    return session, session.visit
 
 
 @site.get("/s/<session_id>/")
-def page(session_id: str) -> Response:
-    """The session's current page: the env's HTML observation."""
-    session = _visitor(session_id)
-    if isinstance(session, Response):
-        return session
+def current_page(session_id: str) -> Any:
+    """The session's current page."""
+    found = _visit(session_id)
+    if isinstance(found, Response):
+        return found
+    session, visit = found
     with session.lock:
-        html = session.observation
-    return Response(html, mimetype="text/html")
+        return redirect(_page_url(session_id, visit.current), code=303)
+
+
+@site.get("/s/<session_id>/<int:number>/")
+def page(session_id: str, number: int) -> Response:
+    """Page ``number`` of the session (after ``number`` actions)."""
+    found = _visit(session_id)
+    if isinstance(found, Response):
+        return found
+    session, visit = found
+    server = server_of()
+    with session.lock:
+        if number > visit.current:
+            return error_response(404, "Not Found", "This session has no such page (yet).")
+        html = visit_page(session.env, visit.goal_index, visit.pages[number], server.config.product_images)
+    return _page(html)
+
+
+@site.post("/s/<session_id>/<int:number>/")
+def act(session_id: str, number: int) -> Any:
+    """Takes the action page ``number``'s form sent, then shows the page it led to."""
+    return _act(session_id, number)
 
 
 @site.post("/s/<session_id>/")
-def act(session_id: str) -> Any:
-    """Takes the action the page's form sent, then shows the page again."""
-    session = _visitor(session_id)
-    if isinstance(session, Response):
-        return session
+def act_on_current_page(session_id: str) -> Any:
+    """Takes the action on whatever page is current (clients that keep one address)."""
+    return _act(session_id, None)
+
+
+def _act(session_id: str, number: int | None) -> Any:
+    found = _visit(session_id)
+    if isinstance(found, Response):
+        return found
+    session, visit = found
     action = _form_action()
     if isinstance(action, Response):
         return action
     with session.lock:
-        session.step(action)
-    return redirect(url_for("site.page", session_id=session_id), code=303)
+        number = visit.current if number is None else number
+        if number > visit.current:
+            return error_response(404, "Not Found", "This session has no such page (yet).")
+        next_page = visit.act(session, number, action)
+    return redirect(_page_url(session_id, next_page), code=303)
 
 
 def _form_action() -> str | Response:
@@ -206,6 +361,26 @@ def _form_action() -> str | Response:
         "Bad Request",
         "The form needs an 'action' field (like click[buy now]) or a 'search_query' field.",
     )
+
+
+@site.get("/img/<asin>.svg")
+def product_image(asin: str) -> Response:
+    """A product's picture, drawn from its colour, kind and name (``?color=`` recolours it)."""
+    catalog = server_of().prototype.catalog
+    if asin not in catalog:
+        return error_response(404, "Not Found", "There is no product with this code.")
+    svg = product_svg(catalog[asin], request.args.get("color"))
+    response = Response(svg, mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = f"public, max-age={IMAGE_MAX_AGE}"
+    response.add_etag()
+    return response.make_conditional(request)
+
+
+@site.get("/favicon.ico")
+def favicon() -> Response:
+    response = Response((STATIC_DIR / "favicon.svg").read_bytes(), mimetype="image/svg+xml")
+    response.headers["Cache-Control"] = f"public, max-age={IMAGE_MAX_AGE}"
+    return response
 
 
 @site.get("/healthz")

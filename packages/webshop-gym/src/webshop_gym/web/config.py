@@ -10,7 +10,23 @@ from typing import Any
 from webshop_gym.envs import GOAL_SOURCES, REWARD_VARIANTS, SPLITS, WebShopEnv
 from webshop_gym.web.sessions import INSTANCE_PATTERN
 
-__all__ = ["ServerConfig"]
+__all__ = ["LOOPBACK_HOSTS", "PRODUCT_IMAGES", "ServerConfig", "is_loopback"]
+
+# Names under which a server on a loopback address is reached (Host header, port aside).
+LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
+PRODUCT_IMAGES = ("generated", "catalog")
+
+
+def is_loopback(host: str) -> bool:
+    """Whether ``host`` (an address to listen on) only takes connections from this machine."""
+    import ipaddress
+
+    if host == "localhost":
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
 
 
 @dataclass(frozen=True)
@@ -31,12 +47,23 @@ class ServerConfig:
             ``None`` records nothing.
         log_api: Also record episodes of API envs.
         max_sessions: Live visitor sessions (and, separately, API envs) at most; when
-            full, sessions idle longer than ``idle_timeout`` make room, else 503.
+            full, never-used API envs and then sessions idle longer than
+            ``idle_timeout`` make room, else 503 (with ``Retry-After``). A visitor's
+            session starts at their first action: opening pages costs nothing.
+        max_sessions_per_client: Live visitor sessions per client address at most (a
+            client at the limit gives up its least recently used one); None: no limit
+            (behind a reverse proxy every visitor has the proxy's address).
         idle_timeout: Seconds after which an untouched session may be dropped.
         max_request_bytes: Larger request bodies get 413.
         instance: A name (1-16 letters or digits) that starts every session id of this
             process (``<instance>.<token>``), for routing by id when several processes
             serve one address; ``None``: plain ids.
+        allowed_hosts: Host names requests may be addressed to (the ``Host`` header;
+            ``".example.org"`` also allows its subdomains); others get 400. ``("*",)``
+            allows any. The default allows the loopback names only.
+        product_images: ``"generated"``: a picture drawn by the shop for each product
+            (works offline); ``"catalog"``: the catalogue's image addresses, as the
+            original showed them.
     """
 
     catalog: str = "mini"
@@ -49,9 +76,12 @@ class ServerConfig:
     log_dir: Path | None = None
     log_api: bool = False
     max_sessions: int = 10_000
+    max_sessions_per_client: int | None = 100
     idle_timeout: float = 3600.0
     max_request_bytes: int = 64 * 1024
     instance: str | None = None
+    allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
+    product_images: str = "generated"
 
     def __post_init__(self) -> None:
         for name, value, choices in (
@@ -63,6 +93,17 @@ class ServerConfig:
                 raise ValueError(f"{name}={value!r} is not one of {', '.join(map(repr, choices))}")
         if self.max_sessions < 1 or self.idle_timeout <= 0 or self.max_request_bytes < 1024:
             raise ValueError("max_sessions >= 1, idle_timeout > 0 and max_request_bytes >= 1024 are needed")
+        if self.max_sessions_per_client is not None and self.max_sessions_per_client < 1:
+            raise ValueError("max_sessions_per_client must be None or at least 1")
+        if self.product_images not in PRODUCT_IMAGES:
+            raise ValueError(
+                f"product_images={self.product_images!r} is not one of {', '.join(map(repr, PRODUCT_IMAGES))}"
+            )
+        if isinstance(self.allowed_hosts, str) or not all(
+            isinstance(h, str) and h for h in self.allowed_hosts
+        ):
+            raise ValueError(f"allowed_hosts must be a tuple of host names, got {self.allowed_hosts!r}")
+        object.__setattr__(self, "allowed_hosts", tuple(self.allowed_hosts))
         if self.instance is not None and not INSTANCE_PATTERN.fullmatch(self.instance):
             raise ValueError(f"instance must be 1-16 letters or digits, got {self.instance!r}")
         if isinstance(self.catalog, os.PathLike):

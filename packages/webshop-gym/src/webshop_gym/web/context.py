@@ -10,6 +10,7 @@ from dataclasses import dataclass
 
 from flask import Flask, Response, current_app, jsonify, request
 
+from webshop_gym.envs import WebShopEnv
 from webshop_gym.render_html import template_environment
 from webshop_gym.trajectories import TrajectoryRecorder, new_trajectory_path
 from webshop_gym.web.config import ServerConfig
@@ -20,12 +21,15 @@ __all__ = ["WebShopServer", "error_response", "server_of", "wants_json"]
 
 @dataclass
 class WebShopServer:
-    """What the app's requests share: the configuration and the two session stores."""
+    """What the app's requests share: the configuration, the two session stores, and an
+    env of the visitors' kind (its catalogue, goals and split draw the pages before a
+    visitor's first action; it is never stepped)."""
 
     config: ServerConfig
     visitors: SessionStore
     api_envs: SessionStore
     goal_count: int
+    prototype: WebShopEnv
 
     def recorder(self, source: str) -> TrajectoryRecorder | None:
         if self.config.log_dir is None:

@@ -9,13 +9,19 @@ A server started with an instance name (``serve --instance b1``) prefixes its id
 (``b1.<token>``), so a reverse proxy in front of several server processes can send every
 request for a session to the process that holds it (see the package README).
 
-The store keeps at most ``max_sessions``; when full, sessions idle for longer than
-``idle_timeout`` seconds make room (oldest first), and if none is idle the new one is
-refused (`SessionLimitError`, served as 503). Sessions live in this process's memory.
+The store keeps at most ``max_sessions``. When it is full, sessions that were never used
+(an API env never reset) make room first, oldest first, then sessions idle for longer
+than ``idle_timeout`` seconds (least recently used first); if none can go, the new one is
+refused (`SessionLimitError`, served as 503 with ``Retry-After``: when the first session
+can go). Each session may name its owner (the client's address); with ``max_per_owner``
+set, an owner at its limit makes room from its own least recently used session, so one
+client cannot fill the store. Sessions live in this process's memory.
 """
 
 from __future__ import annotations
 
+import contextlib
+import math
 import re
 import secrets
 import threading
@@ -42,12 +48,22 @@ def new_session_id(instance: str | None = None) -> str:
 
 
 class SessionLimitError(RuntimeError):
-    """The store is full of active sessions."""
+    """The store is full of active sessions; ``retry_after`` says in how many seconds one can go."""
+
+    def __init__(self, message: str, retry_after: int = 1) -> None:
+        super().__init__(message)
+        self.retry_after = retry_after
 
 
 @dataclass(eq=False)
 class Session:
-    """One env and what goes with it: its lock, its recorder, its last answer."""
+    """One env and what goes with it: its lock, its recorder, its last answer.
+
+    ``make_recorder`` makes the trajectory recorder at the first reset, so a session that
+    never plays leaves no file behind. ``used`` is set by the first reset (or by whoever
+    adds a session for someone who already acted); the store drops unused sessions first.
+    ``visit`` holds what the web shop keeps of a visitor's pages (`webshop_gym.web.visits`).
+    """
 
     id: str
     env: WebShopEnv
@@ -57,13 +73,19 @@ class Session:
     observation: str = ""
     info: dict[str, Any] = field(default_factory=dict)
     started: bool = False
+    owner: str | None = None
+    used: bool = False
+    make_recorder: Callable[[], TrajectoryRecorder | None] | None = None
+    visit: Any = None
 
     def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
         """Resets the env (recording the episode start). Hold ``lock``."""
         observation, info = self.env.reset(seed=seed, options=options)
+        if self.recorder is None and self.make_recorder is not None:
+            self.recorder = self.make_recorder()
         if self.recorder is not None:
             self.recorder.record_reset(self.env, seed, observation, info)
-        self.observation, self.info, self.started = observation, info, True
+        self.observation, self.info, self.started, self.used = observation, info, True, True
         return observation, info
 
     def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
@@ -77,6 +99,9 @@ class Session:
     def close(self) -> None:
         if self.recorder is not None:
             self.recorder.close()
+            with contextlib.suppress(OSError):  # a file that got no line is no trajectory
+                if self.recorder.path.stat().st_size == 0:
+                    self.recorder.path.unlink()
         self.env.close()
 
 
@@ -89,36 +114,72 @@ class SessionStore:
         idle_timeout: float,
         clock: Callable[[], float] = time.monotonic,
         instance: str | None = None,
+        max_per_owner: int | None = None,
     ) -> None:
         if instance is not None and not INSTANCE_PATTERN.fullmatch(instance):
             raise ValueError(f"an instance name is 1-16 letters or digits, got {instance!r}")
         self.instance = instance
         self.max_sessions = max_sessions
         self.idle_timeout = idle_timeout
+        self.max_per_owner = max_per_owner
         self._clock = clock
         self._sessions: OrderedDict[str, Session] = OrderedDict()  # least recently used first
+        self._unused: OrderedDict[str, None] = OrderedDict()  # added unused, oldest first
+        self._per_owner: dict[str, int] = {}
         self._lock = threading.Lock()
 
-    def add(self, env: WebShopEnv, recorder: TrajectoryRecorder | None = None) -> Session:
+    def add(
+        self,
+        env: WebShopEnv,
+        recorder: TrajectoryRecorder | None = None,
+        *,
+        owner: str | None = None,
+        used: bool = False,
+    ) -> Session:
         """Stores a new session for ``env`` under a fresh id.
 
+        Args:
+            env: The session's env.
+            recorder: Its trajectory recorder, if it has one already.
+            owner: Who asked for it (the client's address), for ``max_per_owner``.
+            used: Whether it is in use from the start (a visitor who already acted).
+
         Raises:
-            SessionLimitError: ``max_sessions`` sessions are live and none is idle.
+            SessionLimitError: ``max_sessions`` sessions are live and none can go.
         """
-        with self._lock:
-            self._drop_idle(need_room=False)
-            if len(self._sessions) >= self.max_sessions:
-                self._drop_idle(need_room=True)
-            if len(self._sessions) >= self.max_sessions:
-                raise SessionLimitError(
-                    f"the server holds its limit of {self.max_sessions} active sessions; try again later"
-                )
-            session_id = new_session_id(self.instance)
-            while session_id in self._sessions:  # 2**-256 odds, but never share an id
+        closing: list[Session] = []
+        try:
+            with self._lock:
+                closing += self._drop_idle(need_room=False)
+                if (
+                    owner is not None
+                    and self.max_per_owner is not None
+                    and self._per_owner.get(owner, 0) >= self.max_per_owner
+                ):
+                    closing += self._drop_oldest_of(owner)
+                if len(self._sessions) >= self.max_sessions:
+                    closing += self._drop_unused()
+                if len(self._sessions) >= self.max_sessions:
+                    closing += self._drop_idle(need_room=True)
+                if len(self._sessions) >= self.max_sessions:
+                    raise SessionLimitError(
+                        f"the server holds its limit of {self.max_sessions} active sessions; try again later",
+                        retry_after=self._seconds_until_one_can_go(),
+                    )
                 session_id = new_session_id(self.instance)
-            session = Session(session_id, env, recorder, last_used=self._clock())
-            self._sessions[session_id] = session
-            return session
+                while session_id in self._sessions:  # 2**-256 odds, but never share an id
+                    session_id = new_session_id(self.instance)
+                session = Session(session_id, env, recorder, last_used=self._clock(), owner=owner, used=used)
+                self._sessions[session_id] = session
+                if not used:
+                    self._unused[session_id] = None
+                if owner is not None:
+                    self._per_owner[owner] = self._per_owner.get(owner, 0) + 1
+                return session
+        finally:
+            for dropped in closing:  # outside the store lock: closing may wait for a request
+                with dropped.lock:
+                    dropped.close()
 
     def get(self, session_id: str) -> Session | None:
         """The session with this id, or None; marks it as used."""
@@ -134,7 +195,7 @@ class SessionStore:
     def remove(self, session_id: str) -> bool:
         """Closes and forgets a session; False if there was none."""
         with self._lock:
-            session = self._sessions.pop(session_id, None)
+            session = self._forget(session_id)
         if session is None:
             return False
         with session.lock:
@@ -149,19 +210,57 @@ class SessionStore:
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
+            self._unused.clear()
+            self._per_owner.clear()
         for session in sessions:
             with session.lock:
                 session.close()
 
-    def _drop_idle(self, need_room: bool) -> None:
-        # Called with the store lock held. Least recently used sessions come first, so the
-        # scan stops at the first session that is still active.
+    # -- with the store lock held ---------------------------------------------------------
+
+    def _forget(self, session_id: str) -> Session | None:
+        session = self._sessions.pop(session_id, None)
+        self._unused.pop(session_id, None)
+        if session is not None and session.owner is not None:
+            left = self._per_owner[session.owner] - 1
+            if left:
+                self._per_owner[session.owner] = left
+            else:
+                del self._per_owner[session.owner]
+        return session
+
+    def _drop_idle(self, need_room: bool) -> list[Session]:
+        # Least recently used sessions come first, so the scan stops at the first session
+        # that is still active.
+        dropped = []
         now = self._clock()
         while self._sessions:
             session_id, session = next(iter(self._sessions.items()))
             if now - session.last_used < self.idle_timeout:
-                return
-            del self._sessions[session_id]
-            session.close()
+                break
+            dropped.append(self._forget(session_id))
             if need_room and len(self._sessions) < self.max_sessions:
-                return
+                break
+        return [session for session in dropped if session is not None]
+
+    def _drop_unused(self) -> list[Session]:
+        # One never-used session, the oldest (those used since are skipped on the way).
+        while self._unused:
+            session_id = next(iter(self._unused))
+            session = self._sessions.get(session_id)
+            if session is not None and not session.used:
+                return [self._forget(session_id)]  # type: ignore[list-item]
+            self._unused.pop(session_id)
+        return []
+
+    def _drop_oldest_of(self, owner: str) -> list[Session]:
+        for session_id, session in self._sessions.items():
+            if session.owner == owner:
+                return [self._forget(session_id)]  # type: ignore[list-item]
+        return []
+
+    def _seconds_until_one_can_go(self) -> int:
+        if not self._sessions:
+            return 1
+        oldest = next(iter(self._sessions.values()))
+        return max(1, math.ceil(oldest.last_used + self.idle_timeout - self._clock()))
