@@ -61,6 +61,8 @@ def test_serve_runs_waitress_until_stopped(tmp_path: Path) -> None:
         str(port),
         "--log-dir",
         str(tmp_path),
+        "--access-log",
+        str(tmp_path / "access.log"),
     ]
     messages = tmp_path / "server.log"  # a file, not a pipe: an unread pipe can stall a server
     with messages.open("w") as sink:
@@ -85,6 +87,9 @@ def test_serve_runs_waitress_until_stopped(tmp_path: Path) -> None:
             assert "Total results" in response.read().decode()  # (urllib follows the 303)
         assert len(list(tmp_path.glob("web-*.jsonl"))) == 1
         assert "WebShop on http://127.0.0.1" in messages.read_text()
+        access = (tmp_path / "access.log").read_text().splitlines()
+        assert any('"GET /healthz HTTP/1.1" 200' in line for line in access)
+        assert any('"POST / HTTP/1.1" 303' in line for line in access)
     finally:
         server.terminate()
         server.wait(timeout=30)
@@ -93,3 +98,77 @@ def test_serve_runs_waitress_until_stopped(tmp_path: Path) -> None:
 def test_serve_without_the_data_says_what_to_do(tmp_path: Path, capsys) -> None:
     assert main(["serve", "--catalog", str(tmp_path / "nowhere"), "--no-log"]) == 2
     assert "nowhere" in capsys.readouterr().err
+
+
+def test_serve_help_shows_the_defaults(capsys) -> None:
+    """Issue 28.12."""
+    from webshop_gym.web.server import DEFAULT_THREADS
+
+    with pytest.raises(SystemExit) as exited:
+        main(["serve", "--help"])
+    assert exited.value.code == 0
+    shown = " ".join(capsys.readouterr().out.split())
+    for default in ("mini", "127.0.0.1", "8000", f"{DEFAULT_THREADS}", "test", "100", "10000", "3600.0"):
+        assert f"(default: {default})" in shown, default
+    assert "(default: None)" not in shown and "(default: False)" not in shown
+
+
+def occupied_port():
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen()
+    return listener
+
+
+@pytest.mark.parametrize("debug", [False, True])
+def test_serve_on_a_port_in_use_says_so_in_one_line(capsys, debug: bool) -> None:
+    """Issue 28.12: no "WebShop on ..." and no traceback, one line that names the way out."""
+    with occupied_port() as listener:
+        port = listener.getsockname()[1]
+        arguments = ["serve", "--port", str(port), "--no-log", "--no-access-log"] + ["--debug"] * debug
+        assert main(arguments) == 2
+    err = capsys.readouterr().err
+    problems = [line for line in err.splitlines() if not line.startswith("loading catalogue")]
+    assert problems == [
+        f"webshop-gym serve: cannot listen on 127.0.0.1:{port}: the port is in use (another server?); "
+        "pass --port with a free port (or --host)"
+    ]
+
+
+def test_serve_refuses_the_debugger_on_a_reachable_address(capsys) -> None:
+    assert main(["serve", "--debug", "--host", "0.0.0.0", "--no-log"]) == 2
+    err = capsys.readouterr().err
+    assert "--debug" in err and "--host 0.0.0.0" in err and "loading catalogue" not in err
+
+
+def test_serve_the_1k_set_falls_back_to_its_synthetic_goals(webshop_1k: Path, monkeypatch, capsys) -> None:
+    """Issue 28.11: the 1k set has no human test goal; `serve --catalog 1k` still serves."""
+    served = []
+    monkeypatch.setattr("webshop_gym.web.server.serve", lambda app, **kwargs: served.append(app))
+    assert main(["serve", "--catalog", str(webshop_1k), "--no-log", "--no-access-log"]) == 0
+    assert served[0].extensions["webshop_gym"].config.goals == "synthetic"
+    assert "visitors get synthetic goals (pass --goals human --split all" in capsys.readouterr().err
+    # Asked for explicitly, the empty split is an error that names the flags.
+    assert main(["serve", "--catalog", str(webshop_1k), "--goals", "human", "--no-log"]) == 2
+    err = capsys.readouterr().err
+    assert "pass another --split (all, train, dev, test) or --goals synthetic" in err
+    assert "goals='synthetic'" not in err
+    human = ["--goals", "human", "--split", "all"]
+    assert main(["serve", "--catalog", str(webshop_1k), *human, "--no-log", "--no-access-log"]) == 0
+
+
+def test_serve_without_a_named_catalogue_says_what_to_run(tmp_path: Path, monkeypatch, capsys) -> None:
+    monkeypatch.setenv("WEBSHOP_GYM_DATA", str(tmp_path))
+    assert main(["serve", "--catalog", "1k", "--no-log"]) == 2
+    err = capsys.readouterr().err
+    assert "webshop-gym data download --set 1k" in err and "webshop-gym data prepare --set 1k" in err
+    assert "--catalog FOLDER" in err and "gymnasium.make" not in err and "catalog=" not in err
+
+
+def test_default_allowed_hosts_follow_the_listening_address() -> None:
+    from webshop_gym.cli_web import default_allowed_hosts
+    from webshop_gym.web.config import LOOPBACK_HOSTS
+
+    assert default_allowed_hosts("127.0.0.1") == LOOPBACK_HOSTS == default_allowed_hosts("::1")
+    assert default_allowed_hosts("192.0.2.5") == (*LOOPBACK_HOSTS, "192.0.2.5")
+    assert socket.gethostname() in default_allowed_hosts("0.0.0.0")

@@ -9,6 +9,9 @@ Building the parsers imports nothing heavy; Flask is imported only when ``serve`
 from __future__ import annotations
 
 import argparse
+import contextlib
+import dataclasses
+import errno
 import sys
 from pathlib import Path
 
@@ -17,47 +20,94 @@ __all__ = ["add_replay_command", "add_serve_command", "run_replay", "run_serve"]
 DEFAULT_LOG_DIR = "webshop-demonstrations"
 
 
+DEFAULT_THREADS = 8  # webshop_gym.web.server.DEFAULT_THREADS (not imported here: it brings Flask)
+ALL_INTERFACES = ("0.0.0.0", "::", "")
+
+
+class _HelpWithDefaults(argparse.ArgumentDefaultsHelpFormatter):
+    """Shows "(default: ...)" for options that have a real default (not flags or None)."""
+
+    def _get_help_string(self, action: argparse.Action) -> str:
+        if action.default in (None, False) or isinstance(action, argparse._StoreTrueAction):
+            return action.help or ""
+        return super()._get_help_string(action) or ""
+
+
+def _env_default(argument: str) -> object:
+    import inspect
+
+    from webshop_gym.envs import WebShopEnv
+
+    return inspect.signature(WebShopEnv).parameters[argument].default
+
+
 def add_serve_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
     """Adds ``serve`` to a ``webshop-gym`` subcommand parser."""
     parser = subparsers.add_parser(
         "serve",
         help="run the web shop (pages for people, JSON API for agents)",
+        formatter_class=_HelpWithDefaults,
         description=(
             "Serve the WebShop site and its JSON API with waitress. Visitors open / (a random goal) "
             "or /?goal=<i>; agents use /api/v1 (or gym.make('WebShop-Remote-v0', server_url=...)). "
             "Every visitor session is recorded as a trajectory file under --log-dir."
         ),
     )
-    parser.add_argument(
-        "--catalog", default="mini", help="'mini' (bundled), '1k', 'full' or a folder (default: mini)"
-    )
+    parser.add_argument("--catalog", default="mini", help="'mini' (bundled), '1k', 'full' or a folder")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: all interfaces)")
-    parser.add_argument("--port", type=int, default=8000)
-    parser.add_argument("--threads", type=int, default=None, help="waitress worker threads (default 8)")
+    parser.add_argument("--port", type=int, default=8000, help="port to listen on")
+    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="waitress worker threads")
     parser.add_argument(
-        "--goals", choices=("human", "synthetic"), default="human", help="visitors' goal source"
+        "--goals",
+        choices=("human", "synthetic"),
+        default=None,
+        help="visitors' goal source (default: human, or synthetic where the split has no human goal)",
     )
     parser.add_argument(
         "--split", choices=("train", "dev", "test", "all"), default="test", help="visitors' goal split"
     )
-    parser.add_argument(
-        "--max-steps", type=int, default=100, help="actions per visitor episode (default 100)"
-    )
+    parser.add_argument("--max-steps", type=int, default=100, help="actions per visitor episode")
     parser.add_argument("--show-attributes", action="store_true", help="item pages get the Attributes tab")
-    parser.add_argument("--search-engine", default="bm25s", help="bm25s (default), rank_bm25 or lucene")
     parser.add_argument(
-        "--log-dir",
-        type=Path,
-        default=Path(DEFAULT_LOG_DIR),
-        help=f"visitor trajectories (default ./{DEFAULT_LOG_DIR})",
+        "--search-engine", default=_env_default("search_engine"), help="the search engine (see WebShopEnv)"
+    )
+    parser.add_argument(
+        "--product-images",
+        choices=("generated", "catalog"),
+        default="generated",
+        help="pictures drawn by the shop (offline), or the catalogue's image addresses",
+    )
+    parser.add_argument(
+        "--log-dir", type=Path, default=Path(DEFAULT_LOG_DIR), help="where visitor trajectories go"
     )
     parser.add_argument("--no-log", action="store_true", help="record nothing")
     parser.add_argument("--log-api", action="store_true", help="also record episodes of API envs")
     parser.add_argument(
-        "--max-sessions", type=int, default=10_000, help="live sessions (and API envs) at most"
+        "--access-log",
+        default="-",
+        metavar="FILE",
+        help="one line per request ('-': stderr; session ids cut short)",
+    )
+    parser.add_argument("--no-access-log", action="store_true", help="log no requests")
+    parser.add_argument(
+        "--max-sessions", type=int, default=10_000, help="live sessions (and, separately, API envs) at most"
+    )
+    parser.add_argument(
+        "--max-sessions-per-client",
+        type=int,
+        default=100,
+        help="live visitor sessions per client address (0: no limit, e.g. behind a reverse proxy)",
     )
     parser.add_argument(
         "--idle-timeout", type=float, default=3600.0, help="seconds before an idle session may go"
+    )
+    parser.add_argument(
+        "--allowed-host",
+        action="append",
+        default=None,
+        metavar="NAME",
+        help="a host name requests may address besides the defaults (loopback names, and with --host "
+        "0.0.0.0 this machine's names); '.example.org' allows its subdomains, '*' any; repeatable",
     )
     parser.add_argument(
         "--instance",
@@ -65,46 +115,160 @@ def add_serve_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
         help="a name (letters, digits) that starts every session id, to route several processes by id",
     )
     parser.add_argument(
-        "--debug", action="store_true", help="Flask's development server and debugger (local use only)"
+        "--debug",
+        action="store_true",
+        help="Flask's development server and debugger (only with a loopback --host)",
     )
     return parser
 
 
+def default_allowed_hosts(host: str) -> tuple[str, ...]:
+    """The host names a server listening on ``host`` answers to by default."""
+    from webshop_gym.web.config import LOOPBACK_HOSTS, is_loopback
+
+    if is_loopback(host):
+        return LOOPBACK_HOSTS
+    if host not in ALL_INTERFACES:
+        return (*LOOPBACK_HOSTS, host)
+    import socket
+
+    names = {socket.gethostname(), socket.getfqdn()}
+    with contextlib.suppress(OSError):
+        names |= {str(info[4][0]) for info in socket.getaddrinfo(socket.gethostname(), None)}
+    return (*LOOPBACK_HOSTS, *sorted(n for n in names if n))
+
+
+def _catalogue_advice(catalog: str) -> str:
+    """What to run when ``--catalog`` names data that is not there (in flags, not Python)."""
+    from webshop_gym.data.locations import OFFICIAL_SETS, raw_dir, store_dir
+
+    if catalog in OFFICIAL_SETS:
+        official = OFFICIAL_SETS[catalog]
+        if (raw_dir() / official.products).is_file():
+            return (
+                f"catalogue {catalog!r} is not prepared yet: run `webshop-gym data prepare --set {catalog}` "
+                "(once), then serve again"
+            )
+        return (
+            f"catalogue {catalog!r} is not on this machine ({store_dir(catalog)} does not exist): run "
+            f"`webshop-gym data download --set {catalog}` and `webshop-gym data prepare --set {catalog}`, "
+            "or pass --catalog FOLDER (a folder with the official files), or --catalog mini (bundled)"
+        )
+    return (
+        f"--catalog {catalog}: no such folder; pass a folder with the official files "
+        "(items_shuffle*.json, items_ins_v2*.json, items_human_ins*.json) or a prepared store, "
+        "or --catalog mini / 1k / full"
+    )
+
+
+def _setup_access_log(target: str | None) -> None:
+    import logging
+
+    from webshop_gym.web.app import ACCESS_LOGGER
+
+    logger = logging.getLogger(ACCESS_LOGGER)
+    if target is None:
+        logger.setLevel(logging.WARNING)
+        return
+    handler = logging.StreamHandler(sys.stderr) if target == "-" else logging.FileHandler(target)
+    handler.setFormatter(logging.Formatter("%(message)s"))
+    logger.addHandler(handler)
+    logger.setLevel(logging.INFO)
+    logger.propagate = False
+
+
 def run_serve(args: argparse.Namespace) -> int:
     try:
+        from webshop_gym.envs import EmptySplitError
         from webshop_gym.web import ServerConfig, create_app
-        from webshop_gym.web.server import DEFAULT_THREADS, serve
+        from webshop_gym.web.config import is_loopback
+        from webshop_gym.web.server import serve
     except ImportError as error:
         print(f"webshop-gym serve: {error}", file=sys.stderr)
+        return 2
+    if args.debug and not is_loopback(args.host):
+        print(
+            f"webshop-gym serve: --debug runs Flask's debugger, which runs any code a visitor sends; "
+            f"it is refused with --host {args.host} (use --host 127.0.0.1, or leave out --debug)",
+            file=sys.stderr,
+        )
         return 2
     config = ServerConfig(
         catalog=args.catalog,
         search_engine=args.search_engine,
-        goals=args.goals,
+        goals=args.goals or "human",
         split=args.split,
         show_attributes=args.show_attributes,
         max_steps=args.max_steps,
         log_dir=None if args.no_log else args.log_dir,
         log_api=args.log_api,
         max_sessions=args.max_sessions,
+        max_sessions_per_client=args.max_sessions_per_client or None,
         idle_timeout=args.idle_timeout,
         instance=args.instance,
+        allowed_hosts=(*default_allowed_hosts(args.host), *(args.allowed_host or ())),
+        product_images=args.product_images,
     )
     print(f"loading catalogue {args.catalog!r} ...", file=sys.stderr, flush=True)
     try:
-        app = create_app(config)
-    except (FileNotFoundError, ValueError) as error:
+        try:
+            app = create_app(config)
+        except EmptySplitError as error:
+            if args.goals is not None:
+                raise
+            print(
+                f"note: catalogue {error.catalog_name!r} has no human goal in the {error.split!r} split "
+                f"({error.goal_count} in all); visitors get synthetic goals (pass --goals human --split all "
+                "for the human ones)",
+                file=sys.stderr,
+            )
+            config = dataclasses.replace(config, goals="synthetic")
+            app = create_app(config)
+    except EmptySplitError as error:
+        print(
+            f"webshop-gym serve: the {error.split!r} split of the {error.goals} goals of catalogue "
+            f"{error.catalog_name!r} is empty ({error.goal_count} goals in all): pass another --split "
+            "(all, train, dev, test) or --goals synthetic",
+            file=sys.stderr,
+        )
+        return 2
+    except FileNotFoundError as error:
+        advice = _catalogue_advice(args.catalog) if not Path(args.catalog).is_dir() else str(error)
+        print(f"webshop-gym serve: {advice}", file=sys.stderr)
+        return 2
+    except ValueError as error:
         print(f"webshop-gym serve: {error}", file=sys.stderr)
         return 2
+    _setup_access_log(None if args.no_access_log else args.access_log)
     where = f"http://{args.host}:{args.port}"
     logging = "not recorded" if config.log_dir is None else f"recorded under {config.log_dir}"
     server_kind = "Flask development server (debug)" if args.debug else "waitress"
-    print(
-        f"WebShop on {where}/ ({server_kind}); API at {where}/api/v1; sessions {logging}",
-        file=sys.stderr,
-        flush=True,
-    )
-    serve(app, host=args.host, port=args.port, threads=args.threads or DEFAULT_THREADS, debug=args.debug)
+
+    def say_where() -> None:
+        print(
+            f"WebShop on {where}/ ({server_kind}); API at {where}/api/v1; sessions {logging}; "
+            f"answers to host names {', '.join(config.allowed_hosts)}",
+            file=sys.stderr,
+            flush=True,
+        )
+
+    try:
+        serve(
+            app,
+            host=args.host,
+            port=args.port,
+            threads=args.threads,
+            debug=args.debug,
+            on_listening=say_where,
+        )
+    except OSError as error:
+        reason = "the port is in use (another server?)" if error.errno == errno.EADDRINUSE else error.strerror
+        print(
+            f"webshop-gym serve: cannot listen on {args.host}:{args.port}: {reason}; pass --port with a free "
+            "port (or --host)",
+            file=sys.stderr,
+        )
+        return 2
     return 0
 
 

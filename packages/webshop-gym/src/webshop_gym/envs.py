@@ -57,6 +57,17 @@ MAX_OBSERVATION_CHARS = 1 << 20
 MAX_ACTION_CHARS = 4096
 
 
+class EmptySplitError(ValueError):
+    """The chosen split of the chosen goals has no goal (e.g. the 1k set's human test split)."""
+
+    def __init__(self, catalog_name: str, goals: str, split: str, goal_count: int) -> None:
+        super().__init__(
+            f"the {split!r} split of the {goals} goals of catalogue {catalog_name!r} is empty "
+            f"({goal_count} goals in all); choose another split or goals='synthetic'"
+        )
+        self.catalog_name, self.goals, self.split, self.goal_count = catalog_name, goals, split, goal_count
+
+
 class UnicodeText(spaces.Text):
     """A `Text` space whose members are any unicode strings up to ``max_length`` characters.
 
@@ -162,8 +173,9 @@ class WebShopEnv(gym.Env[str, str]):
     A string (`UnicodeText`): the page as the original WebShop's text modes show it.
     ``"text"`` joins the page's visible texts with ``" [SEP] "``; ``"text_rich"`` marks
     buttons as ``[button] x [button_]`` and chosen ones as ``[clicked button] x [clicked button_]``.
-    ``"html"`` is the page as HTML (`webshop_gym.render_html`), the same bytes the web shop
-    serves; its visible text nodes are the ``"text"`` mode's texts.
+    ``"html"`` is the page as HTML (`webshop_gym.render_html`), the original's page (the web
+    shop serves people the same page with more on it); its visible text nodes are the
+    ``"text"`` mode's texts.
 
     ## Action Space
     A string (`UnicodeText`): ``search[keywords]`` where the page has a search bar, or
@@ -283,10 +295,7 @@ class WebShopEnv(gym.Env[str, str]):
             self.catalog.name, len(self.all_goals), split, positions=goal_positions(self.all_goals)
         )
         if len(self.goal_indices) == 0:
-            raise ValueError(
-                f"the {split!r} split of the {goals} goals of catalogue {self.catalog.name!r} is empty "
-                f"({len(self.all_goals)} goals in all); choose another split or goals='synthetic'"
-            )
+            raise EmptySplitError(self.catalog.name, goals, split, len(self.all_goals))
         self.engine = build_engine(self.catalog, search_engine)
         self.shop = Shop(self.catalog, self.engine, show_attributes)
         self.observation_mode = observation_mode

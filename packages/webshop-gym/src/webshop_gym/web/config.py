@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 from dataclasses import dataclass
 from pathlib import Path
@@ -36,7 +37,7 @@ class ServerConfig:
     Attributes:
         catalog: The catalogue every env of this server uses (``"mini"``, ``"1k"``,
             ``"full"`` or a folder); loaded once and shared.
-        search_engine: The search engine every env uses.
+        search_engine: The search engine every env uses (default: `WebShopEnv`'s).
         goals: Goal source of the shop's visitors (``"human"`` or ``"synthetic"``).
         split: The split visitors' goals come from; ``?goal=i`` picks goal i of it.
         show_attributes: Whether item pages have the Attributes tab (visitors).
@@ -67,7 +68,7 @@ class ServerConfig:
     """
 
     catalog: str = "mini"
-    search_engine: str = "bm25s"
+    search_engine: str = inspect.signature(WebShopEnv).parameters["search_engine"].default
     goals: str = "human"
     split: str = "test"
     show_attributes: bool = False

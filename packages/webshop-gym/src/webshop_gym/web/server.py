@@ -13,10 +13,14 @@ Example:
 
 from __future__ import annotations
 
+import socket
 import threading
+from collections.abc import Callable
 from typing import Any
 
 from flask import Flask
+
+from webshop_gym.web.config import is_loopback
 
 __all__ = ["DEFAULT_THREADS", "ServerThread", "serve"]
 
@@ -39,7 +43,12 @@ def _waitress_options(app: Flask, threads: int) -> dict[str, Any]:
 
 
 def serve(
-    app: Flask, host: str = "127.0.0.1", port: int = 8000, threads: int = DEFAULT_THREADS, debug: bool = False
+    app: Flask,
+    host: str = "127.0.0.1",
+    port: int = 8000,
+    threads: int = DEFAULT_THREADS,
+    debug: bool = False,
+    on_listening: Callable[[], None] | None = None,
 ) -> None:
     """Serves ``app`` until interrupted.
 
@@ -48,15 +57,35 @@ def serve(
         host: Address to listen on (``0.0.0.0`` for every interface).
         port: Port to listen on.
         threads: Worker threads of waitress.
-        debug: Use Flask's development server with the debugger instead (never on a
-            reachable address: the debugger runs code).
+        debug: Use Flask's development server with the debugger instead; only on a
+            loopback address (the debugger runs any code a visitor sends).
+        on_listening: Called once the port is bound, before serving (e.g. to say where).
+
+    Raises:
+        OSError: The address cannot be listened on (e.g. the port is in use); nothing was
+            served.
+        ValueError: ``debug`` with a host other machines can reach.
     """
     if debug:
+        if not is_loopback(host):
+            raise ValueError(
+                f"the debugger runs any code a visitor sends: use it on 127.0.0.1 only, not {host!r}"
+            )
+        with socket.create_server((host, port)):  # fail here, with one clear error, if in use
+            pass
+        if on_listening is not None:
+            on_listening()
         app.run(host=host, port=port, debug=True, use_reloader=False, threaded=True)
         return
-    import waitress
+    from waitress.server import create_server
 
-    waitress.serve(app, host=host, port=port, **_waitress_options(app, threads))
+    server = create_server(app, host=host, port=port, **_waitress_options(app, threads))
+    if on_listening is not None:
+        on_listening()
+    try:
+        server.run()
+    finally:
+        server.close()
 
 
 class ServerThread:
