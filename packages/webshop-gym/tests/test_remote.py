@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pickle
 import socket
 
 import gymnasium as gym
@@ -9,7 +10,7 @@ import pytest
 
 import webshop_gym  # noqa: F401
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.remote import RemoteEnvError, RemoteWebShopEnv
+from webshop_gym.remote import RemoteEnvError, RemoteEnvWarning, RemoteWebShopEnv
 from webshop_gym.web import ServerConfig, create_app
 from webshop_gym.web.server import ServerThread
 
@@ -61,12 +62,102 @@ def test_errors_match_a_local_env(server) -> None:
         env.step("search[shoes]")
 
 
-def test_an_env_the_server_dropped_is_reported(server) -> None:
+def test_an_env_the_server_dropped_is_reported_and_reset_makes_a_new_one(server) -> None:
+    """Issue 28.13 (idle expiry): step says what happened; reset() makes a new env, with a warning."""
     env = RemoteWebShopEnv(server_url=server.url, split="test")
     env.reset(seed=0)
     server.app.extensions["webshop_gym"].api_envs.remove(env.env_id)
-    with pytest.raises(RemoteEnvError, match="HTTP 404: no env"):
+    with pytest.raises(RemoteEnvError, match=r"no longer has env .* call reset\(\)"):
         env.step("search[shoes]")
+    with pytest.warns(RemoteEnvWarning, match="reset made a new env there"):
+        observation, info = env.reset(seed=1, options={"goal_index": 3})
+    assert (observation, info) == WebShopEnv(split="test").reset(seed=1, options={"goal_index": 3})
+    assert env.step("search[shoes]")[4]["page"] == "results"
+    env.close()
+
+
+def test_reset_after_a_server_restart_makes_a_new_env() -> None:
+    """Issue 28.13 (restart): the same address, a new server process with no envs."""
+    with ServerThread(create_app(ServerConfig(catalog="mini"))) as first:
+        url, port = first.url, int(first.url.rsplit(":", 1)[1])
+        env = RemoteWebShopEnv(server_url=url, split="test")
+        env.reset(seed=0)
+    with ServerThread(create_app(ServerConfig(catalog="mini")), port=port) as second:
+        assert second.url == url
+        with pytest.raises(RemoteEnvError, match="no longer has env"):
+            env.step("search[shoes]")
+        with pytest.warns(RemoteEnvWarning):
+            env.reset(seed=0)
+        assert env.step("search[shoes]")[4]["page"] == "results"
+        env.close()
+        assert len(second.app.extensions["webshop_gym"].api_envs) == 0
+
+
+def test_pickling_leaves_nothing_on_the_server(server) -> None:
+    """Issue 28.14: 1 env + 50 pickles is 1 env on the server; copies continue the episode."""
+    envs = server.app.extensions["webshop_gym"].api_envs
+    before = len(envs)
+    env = RemoteWebShopEnv(server_url=server.url, split="test", reward="shaped")
+    env.reset(seed=4)
+    env.step("search[red shoes]")
+    pickles = [pickle.dumps(env) for _ in range(50)]
+    assert len(envs) == before + 1
+    copy = pickle.loads(pickles[-1])
+    assert len(envs) == before + 2 and copy.env_id != env.env_id
+    assert copy.state == env.state and copy.goal == env.goal and copy.steps == env.steps
+    for action in ("click[next >]", "click[back to search]", "search[shoes]"):
+        assert copy.step(action) == env.step(action)
+    assert copy.reset()[1]["instruction"] == env.reset()[1]["instruction"]  # the server's generator too
+    copy.close()
+    env.close()
+    assert len(envs) == before
+
+
+def test_a_pickle_restores_on_a_restarted_server() -> None:
+    with ServerThread(create_app(ServerConfig(catalog="mini"))) as first:
+        port = int(first.url.rsplit(":", 1)[1])
+        env = RemoteWebShopEnv(server_url=first.url, split="test")
+        env.reset(seed=2)
+        first_step = env.step("search[leggings]")
+        saved = pickle.dumps(env)
+        expected = env.step("click[next >]")
+    with ServerThread(create_app(ServerConfig(catalog="mini")), port=port):
+        copy = pickle.loads(saved)
+        assert copy.state is not None and copy.steps == 1 and first_step[4]["page"] == "results"
+        assert copy.step("click[next >]") == expected
+        copy.close()
+
+
+@pytest.mark.parametrize("suffix", ["/api/v1", "/api/v1/", "/"])
+def test_the_api_address_works_as_server_url(server, suffix: str) -> None:
+    """Issue 28.15: the URL the server prints for the API is accepted."""
+    env = RemoteWebShopEnv(server_url=server.url + suffix, split="test")
+    assert env.server_url == server.url
+    assert env.reset(seed=0)[1]["page"] == "search"
+    env.close()
+
+
+def test_a_server_url_with_a_wrong_path_says_what_to_pass(server) -> None:
+    with pytest.raises(RemoteEnvError, match=r"is server_url the address `webshop-gym serve` prints"):
+        RemoteWebShopEnv(server_url=server.url + "/shop")
+
+
+def test_a_malformed_snapshot_is_refused(server) -> None:
+    client = server.app.test_client()
+    env_id = client.post("/api/v1/envs", json={"split": "test"}).get_json()["env_id"]
+    client.post(f"/api/v1/envs/{env_id}/reset", json={"seed": 0})
+    good = client.get(f"/api/v1/envs/{env_id}/snapshot").get_json()
+    bad_asin = {**good, "state": {**good["state"], "asin": "B000NOSUCH", "page": "item"}}
+    for snapshot, message in (
+        ({**good, "steps": 10_000}, "steps must be an int"),
+        ({**good, "goal_index": True}, "goal_index must be null or an int"),
+        ({**good, "np_random": {"bit_generator": "MT19937"}}, "np_random is not a PCG64 state"),
+        (bad_asin, "not in catalogue 'mini'"),
+        ({**good, "state": {**good["state"], "page": "item"}}, "needs an asin"),
+    ):
+        answer = client.post(f"/api/v1/envs/{env_id}/restore", json=snapshot)
+        assert answer.status_code == 400 and message in answer.get_json()["error"], answer.get_json()
+    assert client.post(f"/api/v1/envs/{env_id}/restore", json=good).status_code == 200
 
 
 def test_render_and_html_mode_equal_a_local_env(server) -> None:

@@ -23,7 +23,8 @@ from webshop_gym.render_html import render_html
 from webshop_gym.reward import RewardBreakdown, binary_reward
 from webshop_gym.search.engines import ENGINE_NAMES, build_engine
 from webshop_gym.shaping import ProgressPotential
-from webshop_gym.shop import Page, PageState, Shop
+from webshop_gym.shop import SUB_PAGES, Page, PageState, Shop
+from webshop_gym.wire import state_from_json, state_to_json
 
 ObservationMode = Literal["text", "text_rich", "html"]
 GoalSource = Literal["human", "synthetic"]
@@ -439,6 +440,70 @@ class WebShopEnv(gym.Env[str, str]):
         )
         return breakdown
 
+    # -- the episode as JSON: what the HTTP API copies remote envs with -----------------
+
+    def episode_snapshot(self) -> dict[str, Any]:
+        """The episode's state as JSON data (goal by index, page, steps, random generator).
+
+        `restore_episode` on an env with the same arguments continues it exactly. A goal
+        given with ``reset(options={"goal": ...})`` has no index and cannot be snapshot.
+        """
+        if self.goal is not None and self.goal_index is None:
+            raise ValueError("an episode on a goal given to reset (not a split goal) has no snapshot")
+        rng = self._np_random
+        return {
+            "goal_index": self.goal_index,
+            "state": state_to_json(self.state) if self.state is not None else None,
+            "steps": self.steps,
+            "last_potential": self._last_potential,
+            "np_random": rng.bit_generator.state if rng is not None else None,
+            "np_random_seed": self._np_random_seed if rng is not None else None,
+        }
+
+    def restore_episode(self, snapshot: Mapping[str, Any]) -> None:
+        """Continues the episode of an `episode_snapshot` (from any env with these arguments).
+
+        Raises:
+            ValueError: The snapshot is malformed or does not fit this env (its split, its
+                catalogue, its step limit); the env is then unchanged.
+        """
+        known = {"goal_index", "state", "steps", "last_potential", "np_random", "np_random_seed"}
+        if not isinstance(snapshot, Mapping) or set(snapshot) != known:
+            raise ValueError(f"a snapshot is an object with exactly the fields {sorted(known)}")
+        goal_index, steps = snapshot["goal_index"], snapshot["steps"]
+        if goal_index is not None and (
+            not isinstance(goal_index, int) or isinstance(goal_index, bool)
+            or not 0 <= goal_index < len(self.goal_indices)
+        ):  # fmt: skip
+            raise ValueError(f"snapshot goal_index must be null or an int in [0, {len(self.goal_indices)})")
+        if not isinstance(steps, int) or isinstance(steps, bool) or not 0 <= steps <= self.max_steps:
+            raise ValueError(f"snapshot steps must be an int in [0, {self.max_steps}]")
+        potential = snapshot["last_potential"]
+        if not isinstance(potential, (int, float)) or isinstance(potential, bool):
+            raise ValueError("snapshot last_potential must be a number")
+        state = _checked_state(snapshot["state"], self.catalog) if snapshot["state"] is not None else None
+        if (state is None) != (goal_index is None):
+            raise ValueError("a snapshot has both a goal_index and a state, or neither")
+        rng = None
+        if snapshot["np_random"] is not None:
+            rng, _ = gym.utils.seeding.np_random()
+            try:
+                rng.bit_generator.state = snapshot["np_random"]
+            except (TypeError, ValueError, KeyError) as error:
+                raise ValueError(f"snapshot np_random is not a PCG64 state: {error}") from None
+        seed = snapshot["np_random_seed"]
+        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
+            raise ValueError("snapshot np_random_seed must be null or an int")
+        # Checked: now change the env.
+        if rng is not None:
+            self._np_random, self._np_random_seed = rng, seed
+        self.goal_index = goal_index
+        self.goal = self.split_goal(goal_index) if goal_index is not None else None
+        self._potential = None
+        if self.goal is not None and self.reward_variant == "shaped":
+            self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
+        self.state, self.steps, self._last_potential = state, steps, float(potential)
+
     # -- pickling: arguments and episode state, not the shared catalogue ------------------
 
     def __getstate__(self) -> dict[str, Any]:
@@ -513,6 +578,45 @@ def _check_catalog(catalog: object) -> None:
             "catalog must be 'mini', '1k', 'full' or the path of a folder, got a "
             f"{type(catalog).__name__}: {_short_repr(catalog)}"
         )
+
+
+def _checked_state(data: object, catalog: BaseCatalog) -> PageState:
+    """A `PageState` from JSON that only names this catalogue's products (for `restore_episode`)."""
+    fields = {
+        "page", "instruction", "keywords", "result_asins", "page_number", "asin",
+        "selected_options", "sub_page", "visited", "reward",
+    }  # fmt: skip
+    if not isinstance(data, dict) or set(data) != fields:
+        raise ValueError(f"snapshot state must be an object with exactly the fields {sorted(fields)}")
+    strings = lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)  # noqa: E731
+    pairs = isinstance(data["selected_options"], list) and all(
+        isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
+        for p in data["selected_options"]
+    )
+    if not (
+        data["page"] in {page.value for page in Page}
+        and isinstance(data["instruction"], str)
+        and strings(data["keywords"])
+        and strings(data["result_asins"])
+        and strings(data["visited"])
+        and isinstance(data["page_number"], int)
+        and not isinstance(data["page_number"], bool)
+        and (data["asin"] is None or isinstance(data["asin"], str))
+        and pairs
+        and (data["sub_page"] is None or data["sub_page"] in SUB_PAGES)
+        and (data["reward"] is None or isinstance(data["reward"], (int, float)))
+    ):
+        raise ValueError("snapshot state has a field of the wrong type or value")
+    asins = [*data["result_asins"], *data["visited"], *([data["asin"]] if data["asin"] is not None else [])]
+    unknown = [asin for asin in asins if asin not in catalog]
+    if unknown:
+        raise ValueError(f"snapshot state names products not in catalogue {catalog.name!r}: {unknown[:3]}")
+    state = state_from_json(data)
+    if state.page in (Page.ITEM, Page.SUB_PAGE, Page.DONE) and state.asin is None:
+        raise ValueError(f"snapshot state: a {state.page.value} page needs an asin")
+    if (state.page is Page.SUB_PAGE) != (state.sub_page is not None):
+        raise ValueError("snapshot state: sub_page is set on sub-pages and only there")
+    return state
 
 
 def _check_choice(name: str, value: object, choices: tuple[object, ...]) -> None:

@@ -25,6 +25,7 @@ import http.client
 import json
 import os
 import urllib.parse
+import warnings
 from typing import Any
 
 import gymnasium as gym
@@ -34,7 +35,7 @@ from webshop_gym.envs import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, UnicodeTex
 from webshop_gym.shop import PageState
 from webshop_gym.wire import goal_from_json, state_from_json
 
-__all__ = ["DEFAULT_SERVER_URL", "SERVER_URL_ENV", "RemoteEnvError", "RemoteWebShopEnv"]
+__all__ = ["DEFAULT_SERVER_URL", "SERVER_URL_ENV", "RemoteEnvError", "RemoteEnvWarning", "RemoteWebShopEnv"]
 
 SERVER_URL_ENV = "WEBSHOP_GYM_SERVER"
 DEFAULT_SERVER_URL = "http://127.0.0.1:8000"
@@ -43,6 +44,10 @@ API_PREFIX = "/api/v1"
 # Failures on a kept-alive connection that mean the server never read the request (it
 # closed the idle connection first), so sending it again on a new connection is safe.
 _STALE_CONNECTION_ERRORS = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+
+
+class RemoteEnvWarning(UserWarning):
+    """The server had forgotten this env (restart, idle expiry); a new one was made."""
 
 
 class RemoteEnvError(RuntimeError):
@@ -60,11 +65,14 @@ class _JsonClient:
         parsed = urllib.parse.urlsplit(server_url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
             raise ValueError(f"server_url must look like http://host:port, got {server_url!r}")
-        self.server_url = server_url.rstrip("/")
+        prefix = parsed.path.rstrip("/")
+        if prefix.endswith(API_PREFIX):  # the API's address, as the server prints it, is fine too
+            prefix = prefix[: -len(API_PREFIX)]
         self._scheme = parsed.scheme
         self._host = parsed.hostname
         self._port = parsed.port
-        self._prefix = parsed.path.rstrip("/")
+        self._prefix = prefix
+        self.server_url = urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, prefix, "", ""))
         self._timeout = timeout
         self._connection: http.client.HTTPConnection | None = None
 
@@ -105,6 +113,11 @@ class _JsonClient:
             data = None
         if response.status >= 400:
             message = data.get("error") if isinstance(data, dict) else None
+            if message is None and response.status == 404:
+                message = (
+                    f"nothing answers {self._prefix}{path} at {self.server_url}; is server_url the address "
+                    "`webshop-gym serve` prints (like http://127.0.0.1:8000)?"
+                )
             raise RemoteEnvError(
                 f"{method} {path}: HTTP {response.status}: {message or raw[:200].decode('utf-8', 'replace')}",
                 status=response.status,
@@ -147,9 +160,13 @@ class RemoteWebShopEnv(gym.Env[str, str]):
     the server when read, so privileged policies such as `webshop_gym.scripted.ExpertPolicy`
     work as with a local env.
 
-    Pickling asks the server for a frozen copy of the env and stores its id; each unpickle
-    gets its own copy of that snapshot. A pickle therefore restores only against the same
-    server while it keeps the snapshot (idle envs expire; ``serve --idle-timeout``).
+    Pickling stores the episode as JSON (`WebShopEnv.episode_snapshot`, read from the
+    server; nothing is made there); each unpickle makes its own env on the server and
+    continues the episode in it, so a pickle restores against any server with the same
+    catalogue, even after a restart. Close unpickled copies too (idle envs expire anyway).
+
+    If the server forgets the env (it restarted, or the env idled past ``serve
+    --idle-timeout``), ``step`` says so and ``reset`` makes a new env there, with a warning.
 
     ## Version History
     * v0: initial release.
@@ -188,6 +205,7 @@ class RemoteWebShopEnv(gym.Env[str, str]):
         self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
         self._client = _JsonClient(self.server_url, timeout)
+        self.server_url = self._client.server_url  # without a trailing /api/v1
         self.env_id: str | None = None
         self._internals: dict[str, Any] | None = None
         self._attach(self._client.request("POST", f"{API_PREFIX}/envs", self.arguments))
@@ -210,8 +228,21 @@ class RemoteWebShopEnv(gym.Env[str, str]):
             raise ValueError(
                 "a remote env plays its server's goals: use options={'goal_index': i}, or a local env"
             )
+        body = {"seed": seed, "options": options}
         try:
-            answer = self._client.request("POST", self._path("/reset"), {"seed": seed, "options": options})
+            try:
+                answer = self._client.request("POST", self._path("/reset"), body)
+            except RemoteEnvError as error:
+                if error.status != 404:
+                    raise
+                warnings.warn(
+                    f"the server at {self.server_url} no longer has env {self.env_id} (it restarted, or the "
+                    "env idled past its --idle-timeout); reset made a new env there",
+                    RemoteEnvWarning,
+                    stacklevel=2,
+                )
+                self._attach(self._client.request("POST", f"{API_PREFIX}/envs", self.arguments))
+                answer = self._client.request("POST", self._path("/reset"), body)
         except RemoteEnvError as error:
             if error.status == 400:  # bad reset options: as a local env, a ValueError
                 raise ValueError(str(error)) from error
@@ -225,6 +256,13 @@ class RemoteWebShopEnv(gym.Env[str, str]):
         except RemoteEnvError as error:
             if error.status == 409:
                 raise gym.error.ResetNeeded(str(error)) from error
+            if error.status == 404:
+                raise RemoteEnvError(
+                    f"the server at {self.server_url} no longer has env {self.env_id} (it restarted, or "
+                    "the env idled past its --idle-timeout); call reset() to start a new episode in a "
+                    "new env",
+                    status=404,
+                ) from error
             raise
         self._internals = None
         return (
@@ -274,15 +312,27 @@ class RemoteWebShopEnv(gym.Env[str, str]):
     def steps(self) -> int:
         return int(self._fetch_internals()["steps"])
 
-    # -- pickling: a server-side snapshot ------------------------------------------------
+    # -- pickling: the episode as JSON, nothing kept on the server ------------------------
 
     def __getstate__(self) -> dict[str, Any]:
-        snapshot = self._client.request("POST", self._path("/fork"))["env_id"]
+        snapshot = None
+        if self.env_id is not None:
+            try:
+                snapshot = self._client.request("GET", self._path("/snapshot"))
+            except RemoteEnvError as error:
+                if error.status != 404:
+                    raise
+                warnings.warn(
+                    f"the server at {self.server_url} no longer has env {self.env_id}; the copy starts "
+                    "afresh (call reset())",
+                    RemoteEnvWarning,
+                    stacklevel=2,
+                )
         return {
             "server_url": self.server_url,
             "timeout": self.timeout,
             "arguments": self.arguments,
-            "snapshot": snapshot,
+            "episode": snapshot,
             "np_random": self._np_random.bit_generator.state if self._np_random is not None else None,
             "np_random_seed": self._np_random_seed,
         }
@@ -295,8 +345,11 @@ class RemoteWebShopEnv(gym.Env[str, str]):
         self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
         self._client = _JsonClient(self.server_url, self.timeout)
-        self.env_id = saved["snapshot"]
-        self._attach(self._client.request("POST", self._path("/fork")))
+        self.env_id = None
+        self._internals = None
+        self._attach(self._client.request("POST", f"{API_PREFIX}/envs", self.arguments))
+        if saved.get("episode") is not None:
+            self._client.request("POST", self._path("/restore"), saved["episode"])
         if saved["np_random"] is not None:
             self._np_random, _ = gym.utils.seeding.np_random()
             self._np_random.bit_generator.state = saved["np_random"]

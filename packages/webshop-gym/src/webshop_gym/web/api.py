@@ -18,6 +18,10 @@ POST     ``/api/v1/envs/<id>/step``       ``{"action": "click[buy now]"}`` -> ``
                                           "reward", "terminated", "truncated", "info"}``
 GET      ``/api/v1/envs/<id>/render``     ``{"render": text_rich page or null}``
 GET      ``/api/v1/envs/<id>/internals``  privileged: ``{"goal", "goal_index", "state", "steps"}``
+GET      ``/api/v1/envs/<id>/snapshot``   the episode as JSON (`WebShopEnv.episode_snapshot`);
+                                          makes nothing on the server
+POST     ``/api/v1/envs/<id>/restore``    a snapshot (of an env with the same arguments) ->
+                                          the env continues that episode ``{"steps"}``
 POST     ``/api/v1/envs/<id>/fork``       an independent copy of the env -> 201 ``{"env_id"}``
 DELETE   ``/api/v1/envs/<id>``            closes the env -> 204
 =======  ===============================  =====================================================
@@ -205,6 +209,32 @@ def internals(env_id: str) -> Any:
             "state": state_to_json(env.state) if env.state is not None else None,
             "steps": env.steps,
         }
+
+
+@api.get("/envs/<env_id>/snapshot")
+def snapshot(env_id: str) -> Any:
+    session = _env_session(env_id)
+    with session.lock:
+        try:
+            return session.env.episode_snapshot()
+        except ValueError as error:
+            raise _BadRequest(str(error), status=409) from None
+
+
+@api.post("/envs/<env_id>/restore")
+def restore(env_id: str) -> Any:
+    session = _env_session(env_id)
+    body = _body({"goal_index", "state", "steps", "last_potential", "np_random", "np_random_seed"})
+    with session.lock:
+        try:
+            session.env.restore_episode(body)
+        except ValueError as error:
+            raise _BadRequest(str(error)) from None
+        session.used = True
+        if session.recorder is not None:  # a record starts at a reset: the copy's next one
+            session.recorder.close()
+            session.recorder = None
+    return {"steps": session.env.steps}
 
 
 @api.post("/envs/<env_id>/fork")
