@@ -67,7 +67,29 @@ def test_the_lock_goes_with_its_process_however_it_ends(tmp_path, holder):
     process.kill()
     process.wait()
     with locked_folder(tmp_path / "run") as folder:
-        assert (folder / ".lock").read_text() == f"process {os.getpid()}\n"
+        assert (folder / ".lock.owner").read_text() == f"process {os.getpid()}\n"
+
+
+def test_the_lock_needs_no_fcntl(tmp_path, monkeypatch):
+    """Windows has no fcntl: the lock must not import it (filelock picks the OS's own lock)."""
+    import builtins
+    import importlib
+    import sys
+
+    real_import = builtins.__import__
+
+    def no_fcntl(name, *args, **kwargs):
+        if name == "fcntl":
+            raise ImportError("No module named 'fcntl'")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", no_fcntl)
+    monkeypatch.delitem(sys.modules, "fcntl", raising=False)
+    monkeypatch.delitem(sys.modules, "apo_agent.run_lock")
+    module = importlib.import_module("apo_agent.run_lock")
+    assert "fcntl" not in vars(module)
+    with module.locked_folder(tmp_path / "run"):
+        assert (tmp_path / "run" / ".lock").exists()
 
 
 def test_a_process_may_take_its_own_folder_again(tmp_path):
@@ -93,7 +115,7 @@ def test_training_into_a_busy_output_dir_fails_before_writing(tmp_path, holder, 
     holder(Path(config.output_dir))
     with pytest.raises(FolderInUseError, match="another output_dir"):
         train(config)
-    assert sorted(p.name for p in Path(config.output_dir).iterdir()) == [".lock"]
+    assert sorted(p.name for p in Path(config.output_dir).iterdir()) == [".lock", ".lock.owner"]
 
 
 def test_a_shared_reference_dir_is_waited_for_and_then_reused(tmp_path, holder, monkeypatch):

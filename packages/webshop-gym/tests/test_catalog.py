@@ -361,3 +361,28 @@ def test_catalog_pickles(real: Catalog) -> None:
     assert copy[real.products[-1].asin] == real.products[-1]
     assert copy.human_instructions == real.human_instructions
     assert repr(copy) == "Catalog(name='webshop-1k', products=1000)"
+
+
+def test_an_empty_file_is_called_empty(webshop_1k: Path, tmp_path: Path) -> None:
+    """Issue 28.17: not "Expecting value at line 1, column 1"."""
+    shutil.copy(webshop_1k / "items_ins_v2_1000.json", tmp_path / "items_ins_v2_1000.json")
+    for content in ("", "  \n"):
+        (tmp_path / "items_shuffle_1000.json").write_text(content)
+        with pytest.raises(ValueError, match=r"items_shuffle_1000\.json: the file is empty") as info:
+            load_catalog(tmp_path)
+        assert "Expecting value" not in str(info.value)
+
+
+def test_a_missing_folder_says_what_to_run(tmp_path: Path) -> None:
+    """Issue 28.17: not "...or a prepared store, which does not exist"."""
+    import gymnasium as gym
+
+    import webshop_gym  # noqa: F401
+
+    missing = tmp_path / "nowhere"
+    with pytest.raises(FileNotFoundError) as info:
+        gym.make("WebShop-Mini-Text-v0", catalog=str(missing))
+    message = str(info.value)
+    assert f"{missing} does not exist" in message and "which does not exist" not in message
+    assert "webshop-gym data prepare --from FOLDER" in message
+    assert "webshop-gym data download --set 1k" in message

@@ -99,3 +99,39 @@ def test_module_entry_point() -> None:
 def test_conflicting_options(argv: list[str], capsys) -> None:
     assert main(argv) == 1
     assert "--from prepares one folder" in capsys.readouterr().err
+
+
+def test_prepare_calls_an_empty_file_empty(webshop_1k: Path, tmp_path: Path, capsys) -> None:
+    """Issue 28.17."""
+    source = tmp_path / "set"
+    source.mkdir()
+    shutil.copy(webshop_1k / "items_ins_v2_1000.json", source / "items_ins_v2_1000.json")
+    (source / "items_shuffle_1000.json").write_bytes(b"")
+    assert main(["data", "prepare", "--from", str(source), "--out", str(tmp_path / "out"), "--quiet"]) == 1
+    error = capsys.readouterr().err
+    assert "items_shuffle_1000.json is empty (0 bytes)" in error and "truncated" not in error
+
+
+def test_the_data_folder_is_the_platforms_cache_folder(monkeypatch) -> None:
+    """Issue 28.18: platformdirs, not a hard-coded ~/.cache."""
+    import platformdirs
+
+    from webshop_gym.data.locations import data_dir
+
+    monkeypatch.delenv("WEBSHOP_GYM_DATA", raising=False)
+    monkeypatch.setattr(platformdirs, "user_cache_dir", lambda name, appauthor=None: f"/caches/{name}")
+    assert data_dir() == Path("/caches/webshop-gym")
+    monkeypatch.setenv("WEBSHOP_GYM_DATA", "~/elsewhere")
+    assert data_dir() == Path("~/elsewhere").expanduser()
+
+
+def test_preparing_needs_no_fcntl() -> None:
+    """Issue 28.18: Windows has no fcntl; the prepare lock uses filelock."""
+    import ast
+
+    import webshop_gym.data.prepare as prepare
+
+    tree = ast.parse(Path(prepare.__file__).read_text(encoding="utf-8"))
+    imported = {alias.name for node in ast.walk(tree) if isinstance(node, ast.Import) for alias in node.names}
+    imported |= {node.module for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert "fcntl" not in imported and "filelock" in imported

@@ -189,7 +189,7 @@ def test_checksum_mismatch_is_rejected_and_deleted(server, tmp_path: Path) -> No
     behaviour.files["DRIVE-ID-1"] = tampered
     with pytest.raises(ChecksumError, match="SHA-256") as error:
         download_file(_spec(PAYLOAD), tmp_path, drive_url=f"{base}/download", progress=False)
-    assert "items_test.json" in str(error.value) and "deleted" in str(error.value)
+    assert "items_test.json" in str(error.value) and "nothing was kept" in str(error.value)
     assert list(tmp_path.iterdir()) == []
 
 
@@ -273,3 +273,44 @@ def test_cli_download_from_a_mirror(server, tmp_path: Path, capsys) -> None:
     args = ["data", "download", "--set", "1k", "--source", f"{base}/mirror", "--dest", str(dest), "--quiet"]
     assert main([*args, "--no-verify"]) == 0
     assert sorted(p.name for p in dest.iterdir()) == sorted(SET_FILES["1k"])
+
+
+def test_the_1k_copy_beside_the_project_downloads_with_no_verify(
+    webshop_1k: Path, tmp_path: Path, capsys
+) -> None:
+    """Issue 28.16: the refusal names --no-verify; with it, items_human_ins_1000.json stands in."""
+    dest = tmp_path / "raw"
+    args = ["data", "download", "--source", str(webshop_1k), "--set", "1k", "--dest", str(dest), "--quiet"]
+    assert main(args) == 1
+    error = capsys.readouterr().err
+    assert "--no-verify" in error and f"{webshop_1k / 'items_shuffle_1000.json'} is untouched" in error
+    assert "run the command again;" not in error and "It was deleted" not in error
+    assert main([*args, "--no-verify"]) == 0
+    printed = capsys.readouterr().out
+    assert "items_human_ins_1000.json (the human instructions of the 1,000 products" in printed
+    assert sorted(p.name for p in dest.iterdir()) == [
+        "items_human_ins_1000.json",
+        "items_ins_v2_1000.json",
+        "items_shuffle_1000.json",
+    ]
+
+
+def test_the_stand_in_makes_human_goals_in_the_prepared_1k_store(
+    webshop_1k: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    from webshop_gym.data.store import open_store
+
+    monkeypatch.setenv("WEBSHOP_GYM_DATA", str(tmp_path))
+    download = ["data", "download", "--source", str(webshop_1k), "--set", "1k", "--no-verify", "--quiet"]
+    assert main(download) == 0
+    assert main(["data", "prepare", "--set", "1k", "--quiet"]) == 0
+    assert "gets no human goals" not in capsys.readouterr().out
+    assert len(open_store(tmp_path / "webshop-1k").precomputed_goals("human")) == 13
+    assert main(["data", "status"]) == 0
+    assert "raw/items_human_ins_1000.json stands in for the 1k set" in capsys.readouterr().out
+
+
+def test_the_full_set_gets_no_stand_in(webshop_1k: Path, tmp_path: Path, capsys) -> None:
+    args = ["data", "download", "--source", str(webshop_1k), "--set", "all", "--no-verify", "--quiet"]
+    assert main([*args, "--dest", str(tmp_path)]) == 1
+    assert "must hold items_human_ins.json" in capsys.readouterr().err

@@ -1,10 +1,11 @@
 """One writer per run folder.
 
 Two processes training into the same ``output_dir`` would truncate each other's metrics and
-overwrite each other's checkpoints, so a run holds an advisory lock on ``<folder>/.lock`` for as
-long as it writes there. The operating system drops the lock when the process ends, however it
-ends, so a crashed run never leaves a stale lock behind. Locks are POSIX ``flock`` locks; where
-``fcntl`` does not exist (Windows) folders are not locked.
+overwrite each other's checkpoints, so a run holds a lock on ``<folder>/.lock`` for as long as
+it writes there. The lock is the operating system's (``filelock``: ``flock`` on POSIX, ``msvcrt``
+locking on Windows), so it goes with its process however the process ends, and a crashed run
+never leaves a stale lock behind. The holder names itself in ``<folder>/.lock.owner``, so a
+refused run can say who holds the folder.
 """
 
 from __future__ import annotations
@@ -14,19 +15,23 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from filelock import FileLock, Timeout
 from tqdm.auto import tqdm
 
-try:
-    import fcntl
-except ImportError:  # pragma: no cover - Windows
-    fcntl = None  # type: ignore[assignment]
-
 LOCK_FILE = ".lock"
+OWNER_FILE = ".lock.owner"
 _held: set[Path] = set()  # folders this process holds: a pipeline locks, then calls train()
 
 
 class FolderInUseError(RuntimeError):
     """Another process is writing to the folder."""
+
+
+def _owner(folder: Path) -> str:
+    try:
+        return (folder / OWNER_FILE).read_text(encoding="utf-8").strip() or "another process"
+    except OSError:
+        return "another process"
 
 
 @contextmanager
@@ -38,28 +43,25 @@ def locked_folder(folder: str | Path, role: str = "output_dir", wait: bool = Fal
     """
     folder = Path(folder).resolve()
     folder.mkdir(parents=True, exist_ok=True)
-    if folder in _held or fcntl is None:
+    if folder in _held:
         yield folder
         return
-    with open(folder / LOCK_FILE, "a+", encoding="utf-8") as handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            handle.seek(0)
-            owner = handle.read().strip() or "another process"
-            if not wait:
-                raise FolderInUseError(
-                    f"{folder} is in use by {owner}. Wait for that run to finish, or give this one "
-                    f"another {role}."
-                ) from None
-            tqdm.write(f"waiting for {owner}, which is writing to {folder}")
-            fcntl.flock(handle, fcntl.LOCK_EX)
-        handle.truncate(0)
-        handle.write(f"process {os.getpid()}\n")
-        handle.flush()
+    lock = FileLock(folder / LOCK_FILE)
+    try:
+        lock.acquire(timeout=0)
+    except Timeout:
+        owner = _owner(folder)
+        if not wait:
+            raise FolderInUseError(
+                f"{folder} is in use by {owner}. Wait for that run to finish, or give this one "
+                f"another {role}."
+            ) from None
+        tqdm.write(f"waiting for {owner}, which is writing to {folder}")
+        lock.acquire()
+    try:
+        (folder / OWNER_FILE).write_text(f"process {os.getpid()}\n", encoding="utf-8")
         _held.add(folder)
-        try:
-            yield folder
-        finally:
-            _held.discard(folder)
-            fcntl.flock(handle, fcntl.LOCK_UN)
+        yield folder
+    finally:
+        _held.discard(folder)
+        lock.release()

@@ -77,13 +77,26 @@ def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
 
 
 def run_download(args: argparse.Namespace) -> int:
-    from webshop_gym.data.download import OFFICIAL_FILES, download_file, files_of
+    from webshop_gym.data.download import OFFICIAL_FILES, STAND_INS, download_file, files_of
     from webshop_gym.data.locations import raw_dir
 
     dest = args.dest or raw_dir()
-    for name in files_of(_sets(args.set)):
+    sets = _sets(args.set)
+    folder = Path(args.source).expanduser() if args.source and "://" not in args.source else None
+    for name in files_of(sets):
+        spec = OFFICIAL_FILES[name]
+        stand_in = STAND_INS.get(name)
+        if (
+            folder is not None
+            and sets == ["1k"]  # the full set needs the full file
+            and stand_in is not None
+            and not (folder / name).is_file()
+            and (folder / stand_in.name).is_file()
+        ):
+            print(f"note: {folder} has no {name}; {stand_in.name} ({stand_in.description}) stands in")
+            spec = stand_in
         path = download_file(
-            OFFICIAL_FILES[name],
+            spec,
             dest,
             source=args.source,
             retries=args.retries,
@@ -160,13 +173,18 @@ def run_prepare(args: argparse.Namespace) -> int:
             )
         for name in wanted:
             official = OFFICIAL_SETS[name]
-            human = raw / official.human
-            if not human.is_file():
-                print(f"note: {human} is missing; the {name} store gets no human goals")
-            inputs = PrepareInputs(
-                raw / official.products, raw / official.attributes, human if human.is_file() else None
-            )
+            human = official.human_file(raw)
+            if human is None:
+                print(f"note: {raw / official.human} is missing; the {name} store gets no human goals")
+            inputs = PrepareInputs(raw / official.products, raw / official.attributes, human)
             jobs.append((inputs, args.out if args.out and len(wanted) == 1 else store_dir(name)))
+    for inputs, _ in jobs:
+        for _role, path in inputs.files():
+            if path.is_file() and path.stat().st_size == 0:
+                raise ValueError(
+                    f"{path} is empty (0 bytes): an interrupted download or copy? Fetch it again "
+                    "(`webshop-gym data download`, or copy it anew)"
+                )
     for inputs, out in jobs:
         result = prepare_catalog(
             inputs, out, name=args.name, force=args.force, progress=not args.quiet, log=print
@@ -185,7 +203,7 @@ def add_status_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
 
 
 def run_status(args: argparse.Namespace) -> int:
-    from webshop_gym.data.download import OFFICIAL_FILES
+    from webshop_gym.data.download import OFFICIAL_FILES, STAND_INS
     from webshop_gym.data.locations import OFFICIAL_SETS, data_dir, raw_dir, store_dir
     from webshop_gym.data.store import StoreError, read_manifest
 
@@ -198,6 +216,8 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"  raw/{name}: {size:,} bytes{note}")
         elif (raw_dir() / f"{name}.part").is_file():
             print(f"  raw/{name}: partial download (the next `webshop-gym data download` resumes it)")
+        elif name in STAND_INS and (raw_dir() / STAND_INS[name].name).is_file():
+            print(f"  raw/{name}: missing; raw/{STAND_INS[name].name} stands in for the 1k set")
         else:
             print(f"  raw/{name}: missing")
     for name in OFFICIAL_SETS:

@@ -28,7 +28,14 @@ from pathlib import Path
 from typing import Any
 
 from webshop_gym.data import store
-from webshop_gym.data.model import BaseCatalog, Catalog, HumanInstruction, Product, Review, SyntheticInstruction
+from webshop_gym.data.model import (
+    BaseCatalog,
+    Catalog,
+    HumanInstruction,
+    Product,
+    Review,
+    SyntheticInstruction,
+)
 
 __all__ = ["MINI_DIR", "load_catalog", "load_products"]
 
@@ -55,6 +62,11 @@ def _read_json(path: Path, what: str) -> Any:
             raw = f.read()
     except FileNotFoundError:
         raise FileNotFoundError(f"WebShop {what} not found: {path}. {_GET_DATA_HINT}") from None
+    if not raw.strip():
+        raise ValueError(
+            f"{path}: the file is empty ({len(raw)} bytes): an interrupted download or copy? "
+            f"Fetch it again. {_GET_DATA_HINT}"
+        )
     try:
         return json.loads(raw)
     except json.JSONDecodeError as exc:

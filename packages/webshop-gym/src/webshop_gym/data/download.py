@@ -39,6 +39,7 @@ __all__ = [
     "DRIVE_URL",
     "OFFICIAL_FILES",
     "SET_FILES",
+    "STAND_INS",
     "ChecksumError",
     "DownloadError",
     "OfficialFile",
@@ -94,6 +95,19 @@ OFFICIAL_FILES: dict[str, OfficialFile] = {
             "12,087 human instructions",
         ),
     )
+}
+# Files that stand in for an official one where a --source folder has them instead: the
+# human instructions of the 1k set's products only (the 1k copy beside this project ships
+# that), which give the 1k set the same goals as the full file. Not checked (no official
+# size or checksum exists for them).
+STAND_INS: dict[str, OfficialFile] = {
+    "items_human_ins.json": OfficialFile(
+        "items_human_ins_1000.json",
+        "",
+        None,
+        None,
+        "the human instructions of the 1,000 products (a subset of items_human_ins.json)",
+    ),
 }
 SET_FILES: dict[str, tuple[str, ...]] = {
     "1k": ("items_shuffle_1000.json", "items_ins_v2_1000.json", "items_human_ins.json"),
@@ -284,7 +298,7 @@ def _sha256(path: Path) -> str:
     return digest.hexdigest()
 
 
-def _verify(path: Path, spec: OfficialFile, origin: str) -> None:
+def _verify(path: Path, spec: OfficialFile, origin: str, origin_is_folder: bool = False) -> None:
     """Size and SHA-256 against what is known; deletes ``path`` and raises on a mismatch."""
     size = path.stat().st_size
     problem = None
@@ -294,9 +308,12 @@ def _verify(path: Path, spec: OfficialFile, origin: str) -> None:
         problem = f"its SHA-256 is {digest}, the official file's {spec.sha256}"
     if problem is not None:
         path.unlink()
+        kept = f"{origin} is untouched" if origin_is_folder else "nothing was kept"
         raise ChecksumError(
-            f"{spec.name} from {origin} is not the official file: {problem}. It was deleted; "
-            "run the command again, or fetch the file from another source (--source)."
+            f"{spec.name} from {origin} differs from the official file: {problem} ({kept}). If it is a "
+            "copy you trust (a rebuilt or trimmed file, like the 1k set beside this project), run the "
+            "command again with --no-verify; otherwise fetch the official file (leave out --source, or "
+            "give another one)."
         )
 
 
@@ -360,7 +377,7 @@ def download_file(
             raise FileNotFoundError(f"{origin} does not exist: --source {source} must hold {spec.name}")
         say(f"copying {origin}")
         shutil.copyfile(origin, part)
-        _verify(part, spec, str(origin))
+        _verify(part, spec, str(origin), origin_is_folder=True)
         os.replace(part, target)
         return target
 

@@ -1,6 +1,8 @@
 """Where catalogues live: the bundled one, the real data's named settings, or a path.
 
-The data folder (`data_dir`, ``$WEBSHOP_GYM_DATA`` or ``~/.cache/webshop-gym``) holds::
+The data folder (`data_dir`: ``$WEBSHOP_GYM_DATA``, else the user cache folder that
+`platformdirs` names: ``~/.cache/webshop-gym`` on Linux, ``~/Library/Caches/webshop-gym`` on
+macOS, ``%LOCALAPPDATA%\\webshop-gym\\Cache`` on Windows) holds::
 
     raw/             the official files as downloaded (`webshop-gym data download`)
     webshop-1k/      the prepared 1,000-product store (`webshop-gym data prepare`)
@@ -12,6 +14,8 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+
+import platformdirs
 
 DATA_DIR_ENV = "WEBSHOP_GYM_DATA"
 RAW_DIR_NAME = "raw"
@@ -25,20 +29,36 @@ class OfficialSet:
     products: str
     attributes: str
     human: str  # the official set-up uses the full human-instruction file for every setting
+    # The entries of `human` for this setting's products only, as some copies ship them
+    # (e.g. items_human_ins_1000.json): the same goals for this setting, so it stands in.
+    human_subset: str | None = None
+
+    def human_file(self, folder: Path) -> Path | None:
+        """The human-instruction file in ``folder``: the full one, else the subset, else None."""
+        for name in (self.human, self.human_subset):
+            if name is not None and (folder / name).is_file():
+                return folder / name
+        return None
 
 
 OFFICIAL_SETS: dict[str, OfficialSet] = {
     "1k": OfficialSet(
-        "webshop-1k", "items_shuffle_1000.json", "items_ins_v2_1000.json", "items_human_ins.json"
+        "webshop-1k",
+        "items_shuffle_1000.json",
+        "items_ins_v2_1000.json",
+        "items_human_ins.json",
+        human_subset="items_human_ins_1000.json",
     ),
     "full": OfficialSet("webshop-full", "items_shuffle.json", "items_ins_v2.json", "items_human_ins.json"),
 }
 
 
 def data_dir() -> Path:
-    """The folder that holds downloaded real data (``$WEBSHOP_GYM_DATA`` or ~/.cache/webshop-gym)."""
+    """The folder that holds downloaded real data (``$WEBSHOP_GYM_DATA``, else the user cache folder)."""
     configured = os.environ.get(DATA_DIR_ENV)
-    return Path(configured).expanduser() if configured else Path.home() / ".cache" / "webshop-gym"
+    if configured:
+        return Path(configured).expanduser()
+    return Path(platformdirs.user_cache_dir("webshop-gym", appauthor=False))
 
 
 def raw_dir() -> Path:
@@ -85,11 +105,13 @@ def resolve_catalog(catalog: str | os.PathLike[str]) -> str | Path:
         )
     folder = Path(catalog).expanduser()
     if not folder.is_dir():
+        what = "is a file, not a folder" if folder.exists() else "does not exist"
         raise FileNotFoundError(
-            f"catalog={str(catalog)!r} is not a folder with the official WebShop files or a prepared store, "
-            f"which does not exist. Put items_shuffle*.json, items_ins_v2*.json and (for human goals) "
-            f"items_human_ins*.json there, or pass catalog='1k' / 'full' after `webshop-gym data download` "
-            f"and `webshop-gym data prepare`, or use the bundled catalogue: "
-            f"gymnasium.make('WebShop-Mini-Text-v0')."
+            f"catalog={str(catalog)!r}: {folder} {what}. Pass a folder that holds the official WebShop "
+            f"files (items_shuffle*.json, items_ins_v2*.json and, for human goals, items_human_ins*.json), "
+            f"or a store made from such a folder by `webshop-gym data prepare --from FOLDER --out {folder}`. "
+            f"For the official sets run `webshop-gym data download --set 1k` (or full) and `webshop-gym "
+            f"data prepare --set 1k`, then pass catalog='1k' (or 'full'); the bundled catalogue needs "
+            f"nothing: catalog='mini'."
         )
     return folder

@@ -19,7 +19,6 @@ goals in the original's order, and the BM25 index (`webshop_gym.search.bm25_inde
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import hashlib
 import json
 import marshal
@@ -36,6 +35,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+from filelock import FileLock
 
 from webshop_gym import __version__
 from webshop_gym.data.catalog import _PRODUCT_KEYS, _clean_product, _human_instructions, _require
@@ -226,13 +226,9 @@ def _fsync_dir(directory: Path) -> None:
 
 @contextlib.contextmanager
 def _locked(out_dir: Path) -> Iterator[None]:
-    lock_path = out_dir.parent / f".{out_dir.name}.lock"
-    with lock_path.open("w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    # The OS's own lock (flock on POSIX, msvcrt on Windows): it goes with its process.
+    with FileLock(out_dir.parent / f".{out_dir.name}.lock"):
+        yield
 
 
 def _partial_dirs(out_dir: Path) -> list[Path]:
