@@ -45,17 +45,31 @@ class TokenSequence:
     agent_mask: list[bool] = field(default_factory=list)
     allowed: list[Allowed] = field(default_factory=list)
     """Per id: the token ids it was sampled from, or None (the whole vocabulary)."""
+    logprobs: list[float | None] = field(default_factory=list)
+    """Per id: the log-prob the rollout engine reported when it sampled it (None for prompt
+    ids and for answers not sampled, e.g. demonstrations)."""
 
     def __post_init__(self) -> None:
         if not self.allowed:
             self.allowed = [None] * len(self.ids)
+        if not self.logprobs:
+            self.logprobs = [None] * len(self.ids)
 
-    def extend(self, ids: list[int], agent: bool, allowed: Sequence[Allowed] | None = None) -> None:
+    def extend(
+        self,
+        ids: list[int],
+        agent: bool,
+        allowed: Sequence[Allowed] | None = None,
+        logprobs: Sequence[float] | None = None,
+    ) -> None:
         if allowed is not None and len(allowed) != len(ids):
             raise ValueError(f"{len(ids)} ids but {len(allowed)} allowed-token entries")
+        if logprobs is not None and len(logprobs) != len(ids):
+            raise ValueError(f"{len(ids)} ids but {len(logprobs)} log-probs")
         self.ids.extend(ids)
         self.agent_mask.extend([agent] * len(ids))
         self.allowed.extend(allowed if allowed is not None else [None] * len(ids))
+        self.logprobs.extend(logprobs if logprobs is not None else [None] * len(ids))
 
     def agent_allowed(self) -> list[Allowed]:
         """The allowed ids of each agent token, in order."""
@@ -209,12 +223,13 @@ class EpisodeContext:
             while drop < len(sequence.ids) and sequence.agent_mask[drop]:
                 drop += 1
             sequence.ids, sequence.agent_mask = sequence.ids[drop:], sequence.agent_mask[drop:]
-            sequence.allowed = sequence.allowed[drop:]
+            sequence.allowed, sequence.logprobs = sequence.allowed[drop:], sequence.logprobs[drop:]
         return list(sequence.ids)
 
-    def record(self, sampled_ids: list[int], action: str) -> None:
-        """Appends the sampled ids (agent tokens) and remembers the action taken."""
+    def record(self, sampled_ids: list[int], action: str, logprobs: Sequence[float] | None = None) -> None:
+        """Appends the sampled ids (agent tokens, with the engine's log-probs when given) and
+        remembers the action taken."""
         allowed = self.constraint.allowed_along(sampled_ids) if self.constraint is not None else None
-        self.sequences[-1].extend(list(sampled_ids), agent=True, allowed=allowed)
+        self.sequences[-1].extend(list(sampled_ids), agent=True, allowed=allowed, logprobs=logprobs)
         self._ended_with_stop = bool(sampled_ids) and sampled_ids[-1] in self.encoder.stop_ids
         self.actions.append(action)

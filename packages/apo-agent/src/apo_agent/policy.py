@@ -21,6 +21,7 @@ import torch
 
 from apo_agent.constrained import ActionConstraint, Allowed, stop_token_ids
 from apo_agent.context import TokenSequence
+from apo_agent.generation import sample_batch
 
 # Padded tokens per forward pass when scoring many sequences (memory vs. speed).
 MAX_BATCH_TOKENS = 16_384
@@ -153,7 +154,6 @@ class LMPolicy:
             return torch.autocast("cuda", dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
-    @torch.no_grad()
     def generate(
         self,
         prompts: Sequence[Sequence[int]],
@@ -167,57 +167,22 @@ class LMPolicy:
         ``temperature == 0`` decodes greedily; otherwise tokens come from the full softmax
         (no top-k / top-p), so the answer's probability is exactly what `token_logprobs` scores.
         ``constraints`` (one per prompt, or None) restrict each answer to its page's actions;
-        the softmax is then over the allowed tokens (`apo_agent.constrained`).
+        the softmax is then over the allowed tokens (`apo_agent.constrained`). Rollouts sample
+        through `apo_agent.engines` (this method is its transformers backend, without the
+        log-probs: `apo_agent.generation.sample_batch`).
         """
-        from transformers import GenerationConfig, LogitsProcessorList
-
-        if not prompts:
-            return []
-        width = max(len(p) for p in prompts)
-        input_ids = torch.full((len(prompts), width), self.pad_id, dtype=torch.long)
-        attention_mask = torch.zeros((len(prompts), width), dtype=torch.long)
-        for row, prompt in enumerate(prompts):
-            input_ids[row, width - len(prompt) :] = torch.tensor(list(prompt), dtype=torch.long)
-            attention_mask[row, width - len(prompt) :] = 1
-        # Every field that shapes the distribution is set here, so that the model's own
-        # generation_config (top-k, top-p, repetition penalty, ...) cannot change it.
-        sampling: dict[str, Any] = dict(do_sample=False)
-        if temperature > 0:
-            sampling = dict(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
-        generation_config = GenerationConfig(
+        samples = sample_batch(
+            self.model,
+            prompts,
+            stop_ids=self.stop_ids,
+            pad_id=self.pad_id,
+            device=self.device,
             max_new_tokens=max_new_tokens,
-            eos_token_id=self.stop_ids,
-            pad_token_id=self.pad_id,
-            repetition_penalty=1.0,
-            **sampling,
+            temperature=temperature,
+            constraints=constraints,
+            bf16=self.bf16,
         )
-        for owner in {
-            id(self.model): self.model,
-            id(_base_model(self.model)): _base_model(self.model),
-        }.values():
-            owner.generation_config = generation_config
-        processors = LogitsProcessorList()
-        if constraints is not None and any(c is not None for c in constraints):
-            if len(constraints) != len(prompts):
-                raise ValueError(f"{len(prompts)} prompts but {len(constraints)} constraints")
-            processors.append(_AllowedTokens(constraints, width))
-        was_training = self.model.training
-        self.model.eval()
-        try:
-            with self._autocast():
-                output = self.model.generate(
-                    input_ids=input_ids.to(self.device),
-                    attention_mask=attention_mask.to(self.device),
-                    generation_config=generation_config,
-                    logits_processor=processors,
-                )
-        finally:
-            self.model.train(was_training)
-        answers = []
-        for row in output[:, width:].tolist():
-            cut = next((i + 1 for i, token in enumerate(row) if token in self.stop_ids), len(row))
-            answers.append(row[:cut])
-        return answers
+        return [sample.ids for sample in samples]
 
     # ---- scoring ---------------------------------------------------------------------------
     def token_logprobs(self, sequences: Sequence[TokenSequence]) -> list[torch.Tensor]:
@@ -316,31 +281,6 @@ def _restricted_logprobs(
     )
     restricted = chosen.gather(1, target_ids[rows_tensor].unsqueeze(1)).squeeze(1) - candidates.logsumexp(1)
     return logprobs.index_put((rows_tensor,), restricted)
-
-
-class _AllowedTokens:
-    """A transformers logits processor: every token outside a row's allowed ids gets -inf."""
-
-    def __init__(self, constraints: Sequence[ActionConstraint | None], prompt_width: int) -> None:
-        self.constraints = constraints
-        self.prompt_width = prompt_width
-
-    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
-        answers = input_ids[:, self.prompt_width :].tolist()
-        for row, constraint in enumerate(self.constraints):
-            allowed = constraint.allowed_next(answers[row]) if constraint is not None else None
-            if allowed is not None:
-                keep = torch.full_like(scores[row], float("-inf"))
-                index = torch.tensor(allowed, device=scores.device)
-                keep[index] = scores[row, index]
-                scores[row] = keep
-        return scores
-
-
-def _base_model(model: Any) -> Any:
-    """The transformers model inside a peft wrapper (or the model itself)."""
-    get_base = getattr(model, "get_base_model", None)
-    return get_base() if callable(get_base) else model
 
 
 def add_lora(model: Any, rank: int, alpha: int, dropout: float) -> Any:

@@ -3,9 +3,12 @@
 `collect_episodes` plays one episode per ``(goal_index, seed)`` request on webshop-gym's
 `webshop_gym.vector.play_episodes` (the engine the benchmark runner uses too): a
 ``SyncVectorEnv`` over ``len(envs)`` envs, each slot reset to its own goal. Every round
-the policy answers all running episodes in a single batched `LMPolicy.generate` call, and
-a slot whose episode ended starts the next request at once (so long episodes do not hold
-the batch back).
+the rollout engine (`apo_agent.engines`: transformers or vLLM) answers all running episodes
+in one batched call, and a slot whose episode ended starts the next request at once (so long
+episodes do not hold the batch back). Token-in / token-out: each turn's prompt is the
+episode's ids so far plus the chat-template ids of the new observation
+(`apo_agent.context.EpisodeContext`), and the engine's sampled ids and log-probs are appended
+as they are; the text is decoded only to find the action.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from tqdm.auto import tqdm
 
 import webshop_gym  # noqa: F401  (registers the env ids)
 from apo_agent.context import EpisodeContext, PromptEncoder, TokenSequence
+from apo_agent.engines import RolloutEngine, as_engine
 from apo_agent.policy import LMPolicy
 from shared_prompts import parse_model_output
 from webshop_gym.data.model import Goal
@@ -75,7 +79,7 @@ def make_envs(spec: EnvSpec, split: str, count: int) -> list[gym.Env]:
 
 
 def collect_episodes(
-    policy: LMPolicy | None,
+    policy: LMPolicy | RolloutEngine | None,
     envs: Sequence[gym.Env],
     encoder: PromptEncoder,
     requests: Sequence[tuple[int, int]],
@@ -90,7 +94,8 @@ def collect_episodes(
     """Plays one episode per ``(goal_index, seed)`` request; returns them in request order.
 
     Args:
-        policy: Samples the actions (pi or pi_ref); None when a demonstrator answers.
+        policy: Samples the actions (pi or pi_ref): a rollout engine (`apo_agent.engines`),
+            or an `LMPolicy` (sampled with transformers); None when a demonstrator answers.
         envs: Envs of the split the goal indices refer to; their number is the batch size.
         encoder: Builds the prompts (`apo_agent.context.PromptEncoder`).
         requests: ``(goal_index, seed)`` pairs.
@@ -98,6 +103,7 @@ def collect_episodes(
         temperature: Sampling temperature (0: greedy).
         description: Progress-bar label.
         progress: Show a progress bar.
+    engine = as_engine(policy) if policy is not None else None
         demonstrator: Instead of sampling, ``demonstrator(env_slot, observation, info)``
             writes each answer (text), which is tokenised as the model should say it:
             this records demonstrations with exactly the prompts the policy will see.
@@ -118,19 +124,22 @@ def collect_episodes(
         if demonstrator is not None:
             texts = [demonstrator(turn.slot, turn.observation, turn.info) for turn in turns]
             answers = [encoder.answer_ids(text) for text in texts]
-        elif policy is not None:
-            answers = policy.generate(
+            logprobs: list[list[float] | None] = [None] * len(answers)
+        elif engine is not None:
+            samples = engine.sample(
                 prompts,
                 max_new_tokens=max_new_tokens,
                 temperature=temperature,
                 constraints=[c.constraint for c in contexts],
             )
-            texts = [policy.tokenizer.decode(answer, skip_special_tokens=True) for answer in answers]
+            answers = [sample.ids for sample in samples]
+            logprobs = [sample.logprobs for sample in samples]
+            texts = [engine.tokenizer.decode(answer, skip_special_tokens=True) for answer in answers]
         else:
             raise ValueError("collect_episodes needs a policy or a demonstrator")
         actions = [action_from_answer(text) for text in texts]
-        for context, answer, action in zip(contexts, answers, actions, strict=True):
-            context.record(answer, action)
+        for context, answer, action, scores in zip(contexts, answers, actions, logprobs, strict=True):
+            context.record(answer, action, scores)
         return actions
 
     def on_step(step: Step) -> None:

@@ -1,0 +1,50 @@
+"""The rollout-engine seam: what the rollouts need from whatever samples the answers.
+
+A `RolloutEngine` takes prompts as token ids and gives back, per prompt, the ids it sampled
+and their log-probs (`Sample`); nothing passes through text, so the episode record
+(`apo_agent.context`) holds exactly the ids the training side scores. After every optimizer
+step the trainer calls `RolloutEngine.sync_weights` with the trained model, so the next
+rollouts sample from the current policy.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any, Literal, Protocol
+
+from apo_agent.constrained import ActionConstraint
+from apo_agent.generation import Sample
+
+EngineName = Literal["transformers", "vllm"]
+"""The backends: transformers ``generate`` (the default; any device) or vLLM's offline engine."""
+
+__all__ = ["EngineName", "RolloutEngine", "Sample"]
+
+
+class RolloutEngine(Protocol):
+    """Samples answers for the rollouts (`apo_agent.rollout.collect_episodes`)."""
+
+    @property
+    def tokenizer(self) -> Any:
+        """The policy's tokenizer (decodes the sampled ids into the action text)."""
+        ...
+
+    def sample(
+        self,
+        prompts: Sequence[Sequence[int]],
+        *,
+        max_new_tokens: int,
+        temperature: float,
+        constraints: Sequence[ActionConstraint | None] | None = None,
+    ) -> list[Sample]:
+        """One answer per prompt, in order: the sampled ids (up to and including the first
+        stop token, or ``max_new_tokens`` of them) and each id's log-prob under the
+        distribution it was drawn from (softmax over the allowed ids, divided by the
+        temperature). ``temperature == 0`` is greedy; there is no top-k / top-p.
+        ``constraints`` (one per prompt, or None) restrict answers to the page's actions."""
+        ...
+
+    def sync_weights(self, model: Any) -> None:
+        """Makes the engine sample from ``model``'s current weights (a transformers causal LM,
+        or a peft model around one, of the architecture the engine was started with)."""
+        ...

@@ -1,0 +1,154 @@
+"""Batched sampling with transformers ``generate``: token ids in, sampled ids and log-probs out.
+
+The transformers backend of the rollout-engine seam (`apo_agent.engines`) and the body of
+`apo_agent.policy.LMPolicy.generate`. Prompts are token ids (never text); each answer comes
+back as the ids sampled and, per id, its log-probability under the distribution it was
+drawn from: the softmax of the logits restricted to the allowed ids (constrained decoding)
+and divided by the temperature (at ``temperature == 0``, greedy, the undivided softmax).
+At temperature 1 that is exactly what `LMPolicy.token_logprobs` scores for the same ids.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import torch
+
+from apo_agent.constrained import ActionConstraint
+
+
+@dataclass(frozen=True)
+class Sample:
+    """One sampled answer: its token ids (ending with the stop token when one was sampled)
+    and the log-probability of each id under the distribution it was sampled from."""
+
+    ids: list[int]
+    logprobs: list[float]
+
+
+@torch.no_grad()
+def sample_batch(
+    model: Any,
+    prompts: Sequence[Sequence[int]],
+    *,
+    stop_ids: Sequence[int],
+    pad_id: int,
+    device: torch.device,
+    max_new_tokens: int,
+    temperature: float,
+    constraints: Sequence[ActionConstraint | None] | None = None,
+    bf16: bool = False,
+) -> list[Sample]:
+    """Samples one answer per prompt in one left-padded ``model.generate`` batch.
+
+    Each answer ends at its first stop token (kept) or after ``max_new_tokens``.
+    ``temperature == 0`` decodes greedily; otherwise tokens come from the full softmax (no
+    top-k / top-p). ``constraints`` (one per prompt, or None) restrict each answer to its
+    page's actions (`apo_agent.constrained`).
+    """
+    from transformers import GenerationConfig, LogitsProcessorList
+
+    if not prompts:
+        return []
+    width = max(len(p) for p in prompts)
+    input_ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
+    attention_mask = torch.zeros((len(prompts), width), dtype=torch.long)
+    for row, prompt in enumerate(prompts):
+        input_ids[row, width - len(prompt) :] = torch.tensor(list(prompt), dtype=torch.long)
+        attention_mask[row, width - len(prompt) :] = 1
+    # Every field that shapes the distribution is set here, so that the model's own
+    # generation_config (top-k, top-p, repetition penalty, ...) cannot change it.
+    sampling: dict[str, Any] = dict(do_sample=False)
+    if temperature > 0:
+        sampling = dict(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
+    generation_config = GenerationConfig(
+        max_new_tokens=max_new_tokens,
+        eos_token_id=list(stop_ids),
+        pad_token_id=pad_id,
+        repetition_penalty=1.0,
+        **sampling,
+    )
+    for owner in {id(model): model, id(_base_model(model)): _base_model(model)}.values():
+        owner.generation_config = generation_config
+    processors = LogitsProcessorList()
+    if constraints is not None and any(c is not None for c in constraints):
+        if len(constraints) != len(prompts):
+            raise ValueError(f"{len(prompts)} prompts but {len(constraints)} constraints")
+        processors.append(_AllowedTokens(constraints, width))
+    recorder = _LogprobRecorder(temperature)
+    processors.append(recorder)  # last: it sees the logits the sampler draws from
+    was_training = model.training
+    model.eval()
+    autocast: contextlib.AbstractContextManager[Any] = contextlib.nullcontext()
+    if bf16 and device.type == "cuda":
+        autocast = torch.autocast("cuda", dtype=torch.bfloat16)
+    try:
+        with autocast:
+            output = model.generate(
+                input_ids=input_ids.to(device),
+                attention_mask=attention_mask.to(device),
+                generation_config=generation_config,
+                logits_processor=processors,
+            )
+    finally:
+        model.train(was_training)
+    recorder.finish(output[:, -1])
+    logprobs = torch.stack(recorder.picked, dim=1).tolist() if recorder.picked else [[] for _ in prompts]
+    samples = []
+    for row, answer in enumerate(output[:, width:].tolist()):
+        cut = next((i + 1 for i, token in enumerate(answer) if token in stop_ids), len(answer))
+        samples.append(Sample(answer[:cut], logprobs[row][:cut]))
+    return samples
+
+
+class _AllowedTokens:
+    """A transformers logits processor: every token outside a row's allowed ids gets -inf."""
+
+    def __init__(self, constraints: Sequence[ActionConstraint | None], prompt_width: int) -> None:
+        self.constraints = constraints
+        self.prompt_width = prompt_width
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        answers = input_ids[:, self.prompt_width :].tolist()
+        for row, constraint in enumerate(self.constraints):
+            allowed = constraint.allowed_next(answers[row]) if constraint is not None else None
+            if allowed is not None:
+                keep = torch.full_like(scores[row], float("-inf"))
+                index = torch.tensor(allowed, device=scores.device)
+                keep[index] = scores[row, index]
+                scores[row] = keep
+        return scores
+
+
+class _LogprobRecorder:
+    """A transformers logits processor that leaves the scores alone and records, one step
+    late, the log-prob of the token sampled from them: step t's log-softmax is kept until
+    step t + 1 shows which token was drawn (one vocabulary row per sequence in memory,
+    instead of ``output_scores``' one per generated token)."""
+
+    def __init__(self, temperature: float) -> None:
+        self.temperature = temperature
+        self.picked: list[torch.Tensor] = []
+        self._previous: torch.Tensor | None = None
+
+    def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
+        self.finish(input_ids[:, -1])
+        scaled = scores.float() / self.temperature if self.temperature > 0 else scores.float()
+        self._previous = torch.log_softmax(scaled, dim=-1)
+        return scores
+
+    def finish(self, sampled: torch.Tensor) -> None:
+        """Records the log-prob of ``sampled`` (the last tokens) under the pending step."""
+        if self._previous is not None:
+            picked = self._previous.gather(1, sampled.to(self._previous.device).view(-1, 1)).squeeze(1)
+            self.picked.append(picked.cpu())
+            self._previous = None
+
+
+def _base_model(model: Any) -> Any:
+    """The transformers model inside a peft wrapper (or the model itself)."""
+    get_base = getattr(model, "get_base_model", None)
+    return get_base() if callable(get_base) else model
