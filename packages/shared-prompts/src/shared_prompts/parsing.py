@@ -17,6 +17,13 @@ _THINK = re.compile(r"<think>(.*?)(?:</think>|$)", re.S)
 _ACTION_BLOCK = re.compile(r"<action>(.*?)</action>", re.S)
 _BARE_ACTION = re.compile(r"(?:search|click)\[[^\n]*\]")
 
+# Shorter than the env's limit (webshop_gym.envs.MAX_ACTION_CHARS): an unreadable answer
+# only has to reach the env to be reported invalid, and it comes back in later prompts as
+# a previous action (apo-agent's ``context="last_observation"``), where it would crowd
+# out the page.
+UNREADABLE_ANSWER_CHARS = 1000
+"""An answer without a readable action goes to the env cut to this many characters."""
+
 
 @dataclass(frozen=True)
 class ParsedOutput:
@@ -66,3 +73,19 @@ def format_model_output(action: str, thought: str | None = None) -> str:
     """
     think = f"<think>{thought}</think>" if thought is not None else ""
     return f"{think}<action>{action}</action>"
+
+
+def action_from_answer(text: str) -> str:
+    """The action string to send to the env for a model's answer.
+
+    The parsed action when there is one; otherwise the answer as it is (stripped, cut to
+    `UNREADABLE_ANSWER_CHARS`), which the env reports as an invalid action: the step
+    counts, as the model earned. Every LLM agent (the benchmark's, apo-agent's) uses this.
+
+    >>> action_from_answer("<think>go</think><action>click[Buy Now]</action>")
+    'click[Buy Now]'
+    >>> action_from_answer("  I would buy the red one. ")
+    'I would buy the red one.'
+    """
+    parsed = parse_model_output(text)
+    return parsed.action if parsed.action is not None else str(text).strip()[:UNREADABLE_ANSWER_CHARS]

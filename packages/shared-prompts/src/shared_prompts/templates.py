@@ -18,6 +18,10 @@ class PromptConfig:
 
     Attributes:
         few_shot: Append a worked example episode to the system prompt.
+        few_shot_style: Which example (`FEW_SHOT_STYLES`): ``"basic"``, a short made-up
+            episode, or ``"react"``, the episode of the published ReAct WebShop prompt
+            (Yao et al. 2023) in this package's answer format, with or without its thoughts
+            as ``think`` says.
         think: Ask for ``<think>...</think>`` before the action (otherwise the action alone).
         max_observation_chars: Longer observations are cut (with a marker) to fit small
             context windows; ``None`` keeps them whole.
@@ -26,8 +30,13 @@ class PromptConfig:
     few_shot: bool = False
     think: bool = True
     max_observation_chars: int | None = 4000
+    few_shot_style: str = "basic"
 
     def __post_init__(self) -> None:
+        if self.few_shot_style not in FEW_SHOT_STYLES:
+            raise ValueError(
+                f"few_shot_style={self.few_shot_style!r}: choose one of {', '.join(FEW_SHOT_STYLES)}"
+            )
         if self.max_observation_chars is not None and self.max_observation_chars < 100:
             raise ValueError(
                 f"max_observation_chars={self.max_observation_chars} leaves too little of the page; "
@@ -54,6 +63,86 @@ Observation: Instruction: [SEP] ... [SEP] Back to Search [SEP] < Prev [SEP] colo
 <action>click[buy now]</action>"""
 
 
+# ReAct's WebShop episode (github.com/ysymyth/ReAct, MIT): its think[...] steps become
+# <think> blocks of the answers they precede, and its pages are written as this env's
+# text observations. ``{think:...}`` marks a thought, dropped when thoughts are off.
+_REACT_EPISODE = (
+    (
+        "i would like a 3 ounce bottle of bright citrus deodorant for sensitive skin, and price "
+        "lower than 50.00 dollars"
+    ),
+    (
+        (
+            "WebShop [SEP] Instruction: [SEP] i would like a 3 ounce bottle of bright citrus "
+            "deodorant for sensitive skin, and price lower than 50.00 dollars [SEP] Search"
+        ),
+        None,
+        "search[3 ounce bright citrus deodorant sensitive skin]",
+    ),
+    (
+        (
+            "Back to Search [SEP] Page 1 (Total results: 50) [SEP] Next > [SEP] B078GWRC1J [SEP] "
+            "Bright Citrus Deodorant by Earth Mama | Natural and Safe for Sensitive Skin, Pregnancy "
+            "and Breastfeeding, Contains Organic Calendula 3-Ounce [SEP] $10.99 [SEP] B078GTKVXY "
+            "[SEP] Ginger Fresh Deodorant by Earth Mama | Natural and Safe for Sensitive Skin, "
+            "Pregnancy and Breastfeeding, Contains Organic Calendula 3-Ounce [SEP] $10.99 [SEP] "
+            "B08KBVJ4XN [SEP] Barrel and Oak - Aluminum-Free Deodorant, Deodorant for Men, Essential "
+            "Oil-Based Scent, 24-Hour Odor Protection, Cedar & Patchouli Blend, Gentle on Sensitive "
+            "Skin (Mountain Sage, 2.7 oz, 2-Pack) [SEP] $15.95"
+        ),
+        (
+            "B078GWRC1J and B078GTKVXY are bright citrus deodorant less then 50 dollars. I can check "
+            "B078GWRC1J first."
+        ),
+        "click[b078gwrc1j]",
+    ),
+    (
+        (
+            "Back to Search [SEP] < Prev [SEP] scent [SEP] assorted scents [SEP] bright citrus [SEP] "
+            "calming lavender [SEP] ginger fresh [SEP] simply non-scents [SEP] size [SEP] travel set "
+            "(4-pack) [SEP] 3 ounce (pack of 1) [SEP] 3-ounce (2-pack) [SEP] Bright Citrus Deodorant "
+            "by Earth Mama | Natural and Safe for Sensitive Skin, Pregnancy and Breastfeeding, "
+            "Contains Organic Calendula 3-Ounce [SEP] Price: $10.99 [SEP] Rating: N.A. [SEP] "
+            "Description [SEP] Features [SEP] Reviews [SEP] Buy Now"
+        ),
+        (
+            "For 3 ounce bottle of bright citrus deodorant for sensitive skin, the item has options "
+            "'bright citrus' and '3 ounce (pack of 1)' and seems good to buy."
+        ),
+        "click[bright citrus]",
+    ),
+    (
+        "(the same page, bright citrus chosen)",
+        None,
+        "click[3 ounce (pack of 1)]",
+    ),
+    (
+        "(the same page, 3 ounce (pack of 1) chosen)",
+        None,
+        "click[buy now]",
+    ),
+)
+
+FEW_SHOT_STYLES = ("basic", "react")
+
+
+def few_shot_example(config: PromptConfig | None = None) -> str:
+    """The worked example episode `system_prompt` appends when ``config.few_shot`` is set.
+
+    >>> print(few_shot_example(PromptConfig(few_shot_style="react", think=False)).splitlines()[3])
+    Answer: <action>search[3 ounce bright citrus deodorant sensitive skin]</action>
+    """
+    config = config or PromptConfig()
+    if config.few_shot_style == "basic":
+        return FEW_SHOT_EXAMPLE
+    instruction, *turns = _REACT_EPISODE
+    lines = ["Example episode:", f"Instruction: {instruction}"]
+    for observation, thought, action in turns:
+        think = f"<think>{thought}</think>" if config.think and thought else ""
+        lines += [f"Observation: {observation}", f"Answer: {think}<action>{action}</action>"]
+    return "\n".join(lines)
+
+
 def system_prompt(config: PromptConfig | None = None) -> str:
     """The system prompt: the task, the actions the env accepts and the answer format."""
     config = config or PromptConfig()
@@ -75,7 +164,7 @@ def system_prompt(config: PromptConfig | None = None) -> str:
         answer,
     ]
     if config.few_shot:
-        parts.append(FEW_SHOT_EXAMPLE)
+        parts.append(few_shot_example(config))
     return "\n".join(parts)
 
 
