@@ -87,7 +87,7 @@ def install_benchmarks(session: nox.Session) -> None:
     install(
         session,
         "-e",
-        f"{WEBSHOP_GYM}[sb3]",
+        f"{WEBSHOP_GYM}[sb3,web]",  # web: benchmarks/web_load.py serves the shop
         "-e",
         SHARED_PROMPTS,
         "-e",
@@ -118,7 +118,8 @@ def tests(session: nox.Session) -> None:
     No torch, Java or browser: a minute or two. The slower suites are `tests_agent`,
     `tests_benchmarks`, `tests_lucene` and `tests_browser`.
     """
-    install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25,web]", "-e", SHARED_PROMPTS, "pyyaml>=6", *TEST_TOOLS)
+    install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25,web]", "-e", SHARED_PROMPTS, *TEST_TOOLS)
+    install(session, "pyyaml>=6", "beautifulsoup4>=4.12")  # the release-workflow and HTML page tests
     # tests/ at the root: repository-level checks (import cycles, release workflow, build script).
     slow = (f"--ignore={LUCENE_TESTS}", f"--ignore={BROWSER_TESTS}")
     run_pytest(session, WEBSHOP_GYM, SHARED_PROMPTS, "tests", *slow)
