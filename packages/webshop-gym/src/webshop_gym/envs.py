@@ -226,7 +226,8 @@ class WebShopEnv(gym.Env[str, str]):
       `webshop_gym.Goal` (for instance a split goal with other option values, via
       ``dataclasses.replace``); ``info["goal_index"]`` is then None. (Local envs only: a
       goal object does not travel over HTTP.)
-    * ``search_engine``: ``"bm25s"`` (embedded), ``"rank_bm25"`` (small catalogues) or
+    * ``search_engine``: ``"bm25"`` (embedded; ranks exactly as the original's Lucene),
+      ``"bm25s"`` (the bm25s library's ranking), ``"rank_bm25"`` (small catalogues) or
       ``"lucene"`` (the original's engine through pyserini; the ``lucene`` extra and Java 17).
     * ``reward``: ``"original"``, ``"binary"`` or ``"shaped"``; ``shaping_discount``: gamma of the shaping.
     * ``max_steps``: actions per episode (15).
@@ -254,7 +255,7 @@ class WebShopEnv(gym.Env[str, str]):
         observation_mode: ObservationMode = "text",
         goals: GoalSource = "human",
         split: Split = "train",
-        search_engine: str = "bm25s",
+        search_engine: str = "bm25",
         reward: RewardVariant = "original",
         shaping_discount: float = 1.0,
         max_steps: int = 15,

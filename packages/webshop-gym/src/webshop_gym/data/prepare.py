@@ -3,7 +3,8 @@
 One streaming pass over each file (`webshop_gym.data.jsonstream`; nothing holds the whole
 product file), cleaning every product exactly as `webshop_gym.data.catalog.load_products` does,
 writes the store of `webshop_gym.data.store`: product records, asin lookup, seeded prices, the
-goals in the original's order, and the BM25 index (`webshop_gym.search.bm25_index`).
+goals in the original's order, and the BM25 index that ranks as the original's Lucene
+(`webshop_gym.search.bm25_index`).
 
 - **Idempotent.** The store's manifest records each input's size, modification time and
   SHA-256 (hashed while it is read). Preparing again with the same inputs does nothing;
@@ -39,7 +40,6 @@ from filelock import FileLock
 
 from webshop_gym import __version__
 from webshop_gym.data.catalog import _PRODUCT_KEYS, _clean_product, _human_instructions, _require
-from webshop_gym.data.model import HumanInstruction, SyntheticInstruction
 from webshop_gym.data.goals import (
     SHUFFLE_SEED,
     paper_positions,
@@ -48,9 +48,7 @@ from webshop_gym.data.goals import (
     synthetic_weight,
 )
 from webshop_gym.data.jsonstream import iter_array, iter_object
-from webshop_gym.search.bm25_index import IndexBuilder
-from webshop_gym.search.documents import search_document
-from webshop_gym.search.engines import BM25_B, BM25_K1, analyze
+from webshop_gym.data.model import HumanInstruction, SyntheticInstruction
 from webshop_gym.data.store import (
     INDEX_DIR,
     MANIFEST_NAME,
@@ -60,6 +58,9 @@ from webshop_gym.data.store import (
     encode_product,
     read_manifest,
 )
+from webshop_gym.search.analysis import analyze
+from webshop_gym.search.bm25_index import BM25_B, BM25_K1, IndexBuilder, is_current_index
+from webshop_gym.search.documents import search_document
 
 __all__ = ["PrepareInputs", "PrepareResult", "find_inputs", "prepare_catalog"]
 
@@ -125,6 +126,8 @@ def _is_up_to_date(out_dir: Path, inputs: PrepareInputs, name: str) -> bool:
         return False
     recorded = {entry["role"]: entry for entry in manifest.get("inputs", [])}
     if manifest.get("name") != name or set(recorded) != {role for role, _ in inputs.files()}:
+        return False
+    if not is_current_index(out_dir / INDEX_DIR):  # an index of an older format: rebuild
         return False
     for role, path in inputs.files():
         entry, stat = recorded[role], path.stat()
@@ -425,7 +428,7 @@ def _build(
     del built_rows, built_combinations, shuffled_order, starts
 
     say("building the search index")
-    index.finish(progress=progress)
+    index.finish(asin_array, progress=progress)  # Lucene breaks score ties by asin
 
     manifest: dict[str, Any] = {
         "format": STORE_FORMAT,

@@ -1,30 +1,57 @@
-"""A BM25 index built one document at a time and read through memory maps.
+"""BM25 that scores and ranks exactly as the original's Lucene, built one document at a time.
 
-`bm25s` builds its index from every document's token list held in memory at once: for
-1.18M products that is about 125M Python strings, far beyond the 4 GB that preparing the
-full catalogue may use. `IndexBuilder` computes the very same matrix in a streaming way:
-documents go in one by one, their ``(term, count)`` pairs are spilled to a scratch file,
-and the matrix is assembled term by term at the end with a counting sort in fixed-size
-chunks. It writes `bm25s`'s own file format, so ``bm25s.BM25.load(directory, mmap=True)``
-opens the result (a test checks that `bm25s` then ranks exactly as `BM25sEngine` does).
+The original searches an Anserini index with pyserini's ``LuceneSearcher``: Lucene 9.9.1's
+``BM25Similarity(k1=0.9, b=0.4)`` over a bag-of-words query, hits sorted by score and then
+by document id (the asin). `BM25Index` reproduces that float for float, so that its top 50
+equal the original's without Java (all 622 reference queries of the 1k set, and every
+score bit-identical on 3,622 queries checked against Lucene itself). What that takes, each
+a detail of Lucene or Anserini:
 
-Scores follow `bm25s`'s ``"lucene"`` method exactly, float for float:
-``idf = log(1 + (N - df + 0.5) / (df + 0.5))`` rounded to float32, times
-``tf / (tf + k1 * (1 - b + b * dl / avgdl))`` in float64, stored as float32.
+* **idf** ``log(1 + (N - df + 0.5) / (df + 0.5))`` in double, rounded to float32, where N
+  counts the documents with at least one term (Lucene's ``docCount``).
+* **Document length through Lucene's one-byte norm.** A document's length (its number of
+  terms) is stored as ``SmallFloat.intToByte4(length)``: exact up to 40 terms, then only
+  the top four bits are kept (a 199-term document weighs as 184). Scoring reads the
+  length back through ``byte4ToInt`` (`LENGTH_TABLE`).
+* **Lucene 9's term score**, all in float32: ``weight - weight / (1 + freq * inv_norm)``
+  with ``weight = boost * idf`` and ``inv_norm = 1 / (k1 * ((1 - b) + b * length / avgdl))``
+  from a 256-entry table (``BM25Similarity``'s cache), ``avgdl`` the float32 of
+  ``sumTotalTermFreq / docCount``. Since Lucene 8 there is no ``(k1 + 1)`` factor, which
+  scales every score alike anyway.
+* **The query.** Anserini's ``BagOfWordsQueryGenerator`` makes one SHOULD clause per
+  distinct analysed term, boosted by its count: a term typed twice has ``weight = 2 *
+  idf`` (not the same float as the single score added twice).
+* **The sum.** Lucene adds the clause scores of a document in double and rounds the sum to
+  float32. Clause scores lie within a few powers of two of each other, so the double sum
+  is exact and its order does not matter.
+* **The order.** Anserini sorts hits by float32 score, then by document id as bytes (its
+  ``BREAK_SCORE_TIES_BY_DOCID``), not by index order; the four-decimal rounding that
+  pyserini reports comes after the sort and does not reorder.
 
-For reading, `MappedBM25` maps the score matrix and finds query terms through a sorted
-table of 64-bit term hashes (also memory-mapped), instead of `bm25s`'s vocabulary dict: a
-million-term dict takes seconds to load and hundreds of MB in every process, the table
-takes neither.
+Each posting keeps its term score for a query term typed once, so a search mostly adds
+precomputed floats; a repeated term is scored from the posting's frequency and the
+document's norm instead. Documents go in one by one: their ``(term, count)`` pairs are
+spilled to a scratch file and the postings are assembled term by term at the end with a
+counting sort in fixed-size chunks, so indexing 1.18M products needs no 125M Python
+strings in memory. The files are flat ``.npy`` arrays read through memory maps: opening
+an index costs milliseconds and every process shares the pages. Query terms are found
+through a sorted table of 64-bit term hashes instead of a dict: a million-term dict takes
+seconds to load and hundreds of MB in every process, the table takes neither.
+
+A search scores only what can reach the top k (`BM25Index.top_k`): the documents of the
+query's rarer terms are scored first, and the frequent terms' long posting lists are only
+looked up for those documents unless their best possible scores, added up, could still
+reach the k-th best score found (Turtle and Flood's MaxScore, exact: it never changes the
+answer, only the work).
 
 >>> import tempfile
->>> builder = IndexBuilder(tempfile.mkdtemp(), k1=0.9, b=0.4)
+>>> builder = IndexBuilder(tempfile.mkdtemp())
 >>> for terms in (["red", "mug"], ["blue", "mug", "mug"], ["red", "shoe"]):
 ...     builder.add(terms)
->>> index = MappedBM25(builder.finish())
->>> scores = index.scores(index.term_ids(["red", "mug", "teapot"]))
->>> [round(float(s), 3) for s in scores]
-[0.509, 0.313, 0.254]
+>>> index = BM25Index.open(builder.finish(["B3", "B1", "B2"]))
+>>> rows, scores = index.top_k(index.query(["red", "mug"]), 3)
+>>> rows.tolist(), [round(float(score), 4) for score in scores]
+([0, 1, 2], [0.5085, 0.313, 0.2543])
 """
 
 from __future__ import annotations
@@ -34,29 +61,124 @@ import json
 import math
 import os
 import shutil
+import tempfile
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
 
-__all__ = ["IndexBuilder", "MappedBM25"]
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "INDEX_FORMAT",
+    "LENGTH_TABLE",
+    "BM25Index",
+    "IndexBuilder",
+    "Query",
+    "build_in_memory",
+    "byte4_to_int",
+    "int_to_byte4",
+    "is_current_index",
+]
 
-# The score matrix in bm25s's file names (bm25s.BM25.load reads these).
-DATA_FILE = "data.csc.index.npy"
-INDICES_FILE = "indices.csc.index.npy"
-INDPTR_FILE = "indptr.csc.index.npy"
-VOCAB_FILE = "vocab.index.json"
-PARAMS_FILE = "params.index.json"
-# Ours: terms in id order, and their hashes sorted with the ids, for lookups without a dict.
-TERMS_FILE = "terms.bin"
+# Anserini's BM25 defaults, which the original's Lucene index uses.
+BM25_K1 = 0.9
+BM25_B = 0.4
+INDEX_FORMAT = "lucene-bm25/1"
+"""Written into ``params.json``; an index of another format must be rebuilt."""
+
+PARAMS_FILE = "params.json"
+DOCS_FILE = "postings_docs.npy"  # int32 document rows, ascending within each term
+SCORES_FILE = "postings_scores.npy"  # float32 Lucene term score of each posting (boost 1)
+FREQS_FILE = "postings_freqs.npy"  # term frequency (uint8, uint16 or int32: the smallest that fits)
+STARTS_FILE = "term_starts.npy"  # int64, term t's postings are [starts[t], starts[t + 1])
+MAX_SCORES_FILE = "term_max_scores.npy"  # float32, each term's best posting score (boost 1)
+NORMS_FILE = "norms.npy"  # uint8 Lucene norm (encoded length) of each document
+ID_RANKS_FILE = "id_ranks.npy"  # int32 position of each document's id in byte order
+TERMS_FILE = "terms.bin"  # the terms in id order, UTF-8, back to back
 TERM_OFFSETS_FILE = "term_offsets.npy"
-TERM_HASHES_FILE = "term_hashes.npy"
-TERM_HASH_IDS_FILE = "term_hash_ids.npy"
+TERM_HASHES_FILE = "term_hashes.npy"  # sorted 64-bit term hashes ...
+TERM_HASH_IDS_FILE = "term_hash_ids.npy"  # ... and the term id of each
 
 _SPILL_ENTRIES = 1 << 22  # entries buffered before they go to the scratch file
-_SORT_CHUNK = 1 << 22  # entries placed per step when the matrix is assembled
+_SORT_CHUNK = 1 << 22  # entries placed per step when the postings are assembled
+
+# --- Lucene's SmallFloat: document lengths in one byte ------------------------------------
+
+
+def _long_to_int4(value: int) -> int:
+    bits = value.bit_length()
+    if bits < 4:  # subnormal: kept exactly
+        return value
+    shift = bits - 4
+    # The top four bits, the leading one implicit, and the shift (+1: 0 means subnormal).
+    return ((value >> shift) & 0x07) | ((shift + 1) << 3)
+
+
+def _int4_to_long(encoded: int) -> int:
+    bits, shift = encoded & 0x07, (encoded >> 3) - 1
+    return bits if shift == -1 else (bits | 0x08) << shift
+
+
+_NUM_FREE_VALUES = 255 - _long_to_int4(2**31 - 1)  # 24: lengths below this are exact
+
+
+def int_to_byte4(length: int) -> int:
+    """Lucene's ``SmallFloat.intToByte4``: a document length as the unsigned byte of its norm.
+
+    >>> [int_to_byte4(n) for n in (0, 23, 24, 40, 41, 199, 10**6)]
+    [0, 23, 24, 40, 40, 66, 167]
+    """
+    if length < _NUM_FREE_VALUES:
+        return length
+    return _NUM_FREE_VALUES + _long_to_int4(length - _NUM_FREE_VALUES)
+
+
+def byte4_to_int(norm: int) -> int:
+    """Lucene's ``SmallFloat.byte4ToInt``: the length a norm byte stands for.
+
+    >>> [byte4_to_int(int_to_byte4(n)) for n in (40, 41, 199, 10**6)]
+    [40, 40, 184, 983064]
+    """
+    if norm < _NUM_FREE_VALUES:
+        return norm
+    return _NUM_FREE_VALUES + _int4_to_long(norm - _NUM_FREE_VALUES)
+
+
+LENGTH_TABLE = np.array([byte4_to_int(i) for i in range(256)], dtype=np.float32)
+"""The length each norm byte decodes to, as float32 (``BM25Similarity.LENGTH_TABLE``)."""
+_NORM_OF_LENGTH = np.array([int_to_byte4(n) for n in range(1 << 12)], dtype=np.uint8)
+
+
+def _norms(lengths: np.ndarray) -> np.ndarray:
+    short = lengths < len(_NORM_OF_LENGTH)
+    norms = np.empty(len(lengths), dtype=np.uint8)
+    norms[short] = _NORM_OF_LENGTH[lengths[short]]
+    norms[~short] = [int_to_byte4(int(n)) for n in lengths[~short]]
+    return norms
+
+
+# --- Lucene 9's BM25, float for float ----------------------------------------------------
+
+
+def lucene_idf(doc_freq: int, doc_count: int) -> np.float32:
+    """``BM25Similarity.idf``: computed in double, returned as float32."""
+    return np.float32(math.log(1 + (doc_count - doc_freq + 0.5) / (doc_freq + 0.5)))
+
+
+def inverse_norm_table(k1: float, b: float, average_length: np.float32) -> np.ndarray:
+    """``BM25Similarity``'s per-query cache: ``1 / (k1 * ((1 - b) + b * length / avgdl))`` per norm byte."""
+    k1_, b_, one = np.float32(k1), np.float32(b), np.float32(1)
+    return (one / (k1_ * ((one - b_) + b_ * LENGTH_TABLE / average_length))).astype(np.float32)
+
+
+def term_scores(weight: np.float32, freqs: np.ndarray, inverse_norms: np.ndarray) -> np.ndarray:
+    """``BM25Scorer.score``: ``weight - weight / (1 + freq * inv_norm)``, in float32."""
+    one = np.float32(1)
+    return weight - weight / (one + freqs.astype(np.float32) * inverse_norms)
 
 
 def term_hash(term: str) -> int:
@@ -64,8 +186,19 @@ def term_hash(term: str) -> int:
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "little")
 
 
+def _id_ranks(ids: Sequence[str] | np.ndarray) -> np.ndarray:
+    """Each document's position when the ids are sorted as Lucene sorts them (UTF-8 bytes)."""
+    keys = np.asarray(ids) if isinstance(ids, np.ndarray) and ids.dtype.kind == "S" else None
+    if keys is None:
+        keys = np.array([str(i).encode("utf-8") for i in ids], dtype=object)
+    order = np.argsort(keys, kind="stable")
+    ranks = np.empty(len(order), dtype=np.int32)
+    ranks[order] = np.arange(len(order), dtype=np.int32)
+    return ranks
+
+
 class IndexBuilder:
-    """Builds a BM25 index (`bm25s` format) from documents added one at a time.
+    """Builds a `BM25Index` from documents added one at a time.
 
     Args:
         directory: Where the index goes (created; must be empty or missing).
@@ -73,7 +206,7 @@ class IndexBuilder:
         b: BM25 length normalisation.
     """
 
-    def __init__(self, directory: str | os.PathLike[str], k1: float, b: float) -> None:
+    def __init__(self, directory: str | os.PathLike[str], k1: float = BM25_K1, b: float = BM25_B) -> None:
         self.directory = Path(directory)
         self.directory.mkdir(parents=True, exist_ok=True)
         self.k1 = k1
@@ -116,36 +249,51 @@ class IndexBuilder:
             assert entries is not None
             yield np.array(entries[start : start + _SORT_CHUNK])
 
-    def finish(self, progress: bool = False) -> Path:
-        """Writes the index files and returns the directory."""
+    def finish(self, ids: Sequence[str] | np.ndarray, progress: bool = False) -> Path:
+        """Writes the index files and returns the directory.
+
+        Args:
+            ids: Each document's id (the asin), in the order added: Lucene breaks score
+                ties by id. Strings, or a numpy bytes array.
+            progress: Show a progress bar.
+        """
         from tqdm.auto import tqdm
 
         self._spill()
         self._scratch.close()
         scratch = self.directory / "postings.scratch"
         n_docs, n_terms, nnz = len(self.doc_lengths), len(self.vocabulary), self._spilled
+        if len(ids) != n_docs:
+            raise ValueError(f"{len(ids)} ids for {n_docs} documents")
 
         doc_frequencies = np.zeros(n_terms, dtype=np.int64)
+        max_freq = 0
         for chunk in self._chunks(scratch):
             doc_frequencies += np.bincount(chunk[:, 0], minlength=n_terms)
-        # Exactly bm25s's arithmetic: Python's log per term, then float32.
-        idf = np.array(
-            [math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) for df in doc_frequencies.tolist()],
-            dtype=np.float32,
-        )
+            max_freq = max(max_freq, int(chunk[:, 1].max()))
         lengths = np.frombuffer(self.doc_lengths, dtype=np.int64) if n_docs else np.zeros(0, np.int64)
-        average_length = lengths.mean() if n_docs else 1.0
-        length_norm = self.k1 * ((1 - self.b) + self.b * lengths.astype(np.float64) / average_length)
+        # Lucene's collection statistics count only documents that have the field's terms.
+        doc_count = int(np.count_nonzero(lengths))
+        total_terms = int(lengths.sum())
+        average_length = np.float32(total_terms / doc_count) if doc_count else np.float32(1)
+        norms = _norms(lengths)
+        inverse_norms = inverse_norm_table(self.k1, self.b, average_length)
+        idf = np.array([lucene_idf(df, doc_count) for df in doc_frequencies.tolist()], dtype=np.float32)
+        freq_dtype = np.uint8 if max_freq < 1 << 8 else np.uint16 if max_freq < 1 << 16 else np.int32
 
-        indptr = np.zeros(n_terms + 1, dtype=np.int64)
-        np.cumsum(doc_frequencies, out=indptr[1:])
-        data = np.lib.format.open_memmap(
-            self.directory / DATA_FILE, mode="w+", dtype=np.float32, shape=(nnz,)
+        starts = np.zeros(n_terms + 1, dtype=np.int64)
+        np.cumsum(doc_frequencies, out=starts[1:])
+
+        def create(name: str, dtype: type) -> np.memmap:
+            return np.lib.format.open_memmap(self.directory / name, mode="w+", dtype=dtype, shape=(nnz,))
+
+        docs_out, scores_out, freqs_out = (
+            create(DOCS_FILE, np.int32),
+            create(SCORES_FILE, np.float32),
+            create(FREQS_FILE, freq_dtype),
         )
-        indices = np.lib.format.open_memmap(
-            self.directory / INDICES_FILE, mode="w+", dtype=np.int32, shape=(nnz,)
-        )
-        cursor = indptr[:-1].copy()
+        max_scores = np.zeros(n_terms, dtype=np.float32)
+        cursor = starts[:-1].copy()
         chunks = tqdm(
             self._chunks(scratch),
             total=-(-nnz // _SORT_CHUNK),
@@ -154,9 +302,9 @@ class IndexBuilder:
             disable=not progress,
         )
         for chunk in chunks:
-            terms, counts, docs = chunk[:, 0], chunk[:, 1].astype(np.float64), chunk[:, 2]
-            tfc = counts / (length_norm[docs] + counts)
-            scores = (idf[terms].astype(np.float64) * tfc).astype(np.float32)
+            terms, counts, docs = chunk[:, 0], chunk[:, 1], chunk[:, 2]
+            scores = term_scores(idf[terms], counts, inverse_norms[norms[docs]])  # type: ignore[arg-type]
+            np.maximum.at(max_scores, terms, scores)
             # Stable sort by term keeps documents ascending within each term's run.
             order = np.argsort(terms, kind="stable")
             sorted_terms = terms[order]
@@ -164,20 +312,34 @@ class IndexBuilder:
             run_lengths = np.diff(np.append(run_starts, len(sorted_terms)))
             rank = np.arange(len(sorted_terms)) - np.repeat(run_starts, run_lengths)
             positions = cursor[sorted_terms] + rank
-            data[positions] = scores[order]
-            indices[positions] = docs[order]
+            docs_out[positions] = docs[order]
+            scores_out[positions] = scores[order]
+            freqs_out[positions] = counts[order]
             cursor[sorted_terms[run_starts]] += run_lengths
-        data.flush()
-        indices.flush()
-        del data, indices
+        for out in (docs_out, scores_out, freqs_out):
+            out.flush()
+        del docs_out, scores_out, freqs_out
         scratch.unlink()
-        np.save(self.directory / INDPTR_FILE, indptr)
-        self._write_vocabulary(n_docs)
+        np.save(self.directory / STARTS_FILE, starts)
+        np.save(self.directory / MAX_SCORES_FILE, max_scores)
+        np.save(self.directory / NORMS_FILE, norms)
+        np.save(self.directory / ID_RANKS_FILE, _id_ranks(ids))
+        self._write_vocabulary()
+        params = {
+            "format": INDEX_FORMAT,
+            "k1": self.k1,
+            "b": self.b,
+            "documents": n_docs,
+            # Lucene's CollectionStatistics: docCount and sumTotalTermFreq of the field.
+            "doc_count": doc_count,
+            "sum_total_term_freq": total_terms,
+            "terms": n_terms,
+            "postings": nnz,
+        }
+        (self.directory / PARAMS_FILE).write_text(json.dumps(params, indent=2), encoding="utf-8")
         return self.directory
 
-    def _write_vocabulary(self, n_docs: int) -> None:
-        import bm25s
-
+    def _write_vocabulary(self) -> None:
         terms = list(self.vocabulary)
         encoded = [t.encode("utf-8") for t in terms]
         offsets = np.zeros(len(terms) + 1, dtype=np.int64)
@@ -189,21 +351,6 @@ class IndexBuilder:
         order = np.argsort(hashes, kind="stable")
         np.save(self.directory / TERM_HASHES_FILE, hashes[order])
         np.save(self.directory / TERM_HASH_IDS_FILE, order.astype(np.int32))
-        with (self.directory / VOCAB_FILE).open("w", encoding="utf-8") as f:
-            json.dump(self.vocabulary, f, ensure_ascii=False)
-        params = {
-            "k1": self.k1,
-            "b": self.b,
-            "delta": 0.5,
-            "method": "lucene",
-            "idf_method": "lucene",
-            "dtype": "float32",
-            "int_dtype": "int32",
-            "num_docs": n_docs,
-            "version": bm25s.__version__,
-            "backend": "numpy",
-        }
-        (self.directory / PARAMS_FILE).write_text(json.dumps(params, indent=2), encoding="utf-8")
 
     def abort(self) -> None:
         """Drops everything written so far."""
@@ -211,32 +358,102 @@ class IndexBuilder:
         shutil.rmtree(self.directory, ignore_errors=True)
 
 
-class MappedBM25:
-    """A BM25 index written by `IndexBuilder`, read through memory maps.
+def is_current_index(directory: str | os.PathLike[str]) -> bool:
+    """Whether ``directory`` holds a finished index of this module's format (`INDEX_FORMAT`)."""
+    try:
+        params = json.loads((Path(directory) / PARAMS_FILE).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False
+    return isinstance(params, dict) and params.get("format") == INDEX_FORMAT
 
-    Args:
-        directory: The index directory.
+
+_MARGIN = 1e-5
+
+
+def _at_least(bound: float | np.ndarray, threshold: float) -> bool | np.ndarray:
+    """Whether a score bounded by ``bound`` may still reach ``threshold``.
+
+    Bounds are sums of float32 upper bounds added in double, scores the float32 of a
+    double sum: a margin far above float32's rounding keeps the test on the safe side (a
+    document is only ever dropped when it surely falls short).
+    """
+    return bound >= threshold * (1 - _MARGIN)
+
+
+@dataclass(frozen=True)
+class _Clause:
+    """A query term as MaxScore sees it: its postings' count and its best possible score."""
+
+    term: int
+    count: int
+    length: int
+    bound: float
+
+
+@dataclass(frozen=True)
+class Query:
+    """A query as Anserini builds it: each distinct indexed term and its count (the clause boost)."""
+
+    terms: tuple[int, ...]
+    counts: tuple[int, ...]
+
+
+class BM25Index:
+    """A BM25 index written by `IndexBuilder`: Lucene's scores and order, float for float.
+
+    Open one with `BM25Index.open` (memory-mapped) or build one with `build_in_memory`.
     """
 
-    def __init__(self, directory: str | os.PathLike[str]) -> None:
+    # Work below which MaxScore's bookkeeping costs more than it saves: score every posting.
+    _EXHAUSTIVE_POSTINGS = 1 << 16
+    # The threshold of MaxScore comes from the rarest clauses' postings (up to this many) ...
+    _SEED_POSTINGS = 1 << 15
+    # ... and this many of their documents, scored in full.
+    _SEED_DOCUMENTS = 512
+
+    def __init__(self, directory: str | os.PathLike[str], *, mmap: bool = True) -> None:
         directory = Path(directory)
 
         def load(name: str) -> np.ndarray:
             # A plain ndarray view of the map: slicing a np.memmap costs far more per call.
-            return np.asarray(np.load(directory / name, mmap_mode="r", allow_pickle=False))
+            return np.asarray(np.load(directory / name, mmap_mode="r" if mmap else None, allow_pickle=False))
 
         params = json.loads((directory / PARAMS_FILE).read_text(encoding="utf-8"))
-        self.n_docs = int(params["num_docs"])
+        if params.get("format") != INDEX_FORMAT:
+            raise ValueError(
+                f"{directory} holds a search index of format {params.get('format', 'bm25s')!r}, "
+                f"not {INDEX_FORMAT!r}; rebuild it (`webshop-gym data prepare --force`)"
+            )
+        self.n_docs = int(params["documents"])
         self.k1, self.b = float(params["k1"]), float(params["b"])
-        self._data = load(DATA_FILE)
-        self._indices = load(INDICES_FILE)
-        self._indptr = load(INDPTR_FILE)
+        self.doc_count = int(params["doc_count"])
+        self.sum_total_term_freq = int(params["sum_total_term_freq"])
+        self.average_length = (
+            np.float32(self.sum_total_term_freq / self.doc_count) if self.doc_count else np.float32(1)
+        )
+        self._inverse_norms = inverse_norm_table(self.k1, self.b, self.average_length)
+        self._docs = load(DOCS_FILE)
+        self._scores = load(SCORES_FILE)
+        self._freqs = load(FREQS_FILE)
+        self._starts = load(STARTS_FILE)
+        self._max_scores = load(MAX_SCORES_FILE)
+        self._norms = load(NORMS_FILE)
+        self.id_ranks = load(ID_RANKS_FILE)
         self._term_offsets = load(TERM_OFFSETS_FILE)
         self._hashes = load(TERM_HASHES_FILE)
         self._hash_ids = load(TERM_HASH_IDS_FILE)
-        self._terms = (
-            np.memmap(directory / TERMS_FILE, dtype=np.uint8, mode="r") if self._term_offsets[-1] else None
-        )
+        terms_path = directory / TERMS_FILE
+        if not mmap:
+            self._terms: np.ndarray | None = np.fromfile(terms_path, dtype=np.uint8)
+        elif self._term_offsets[-1]:
+            self._terms = np.memmap(terms_path, dtype=np.uint8, mode="r")
+        else:
+            self._terms = None
+
+    @classmethod
+    def open(cls, directory: str | os.PathLike[str]) -> BM25Index:
+        """The index in ``directory``, memory-mapped (milliseconds; pages shared between processes)."""
+        return cls(directory, mmap=True)
 
     def __len__(self) -> int:
         return self.n_docs
@@ -247,7 +464,7 @@ class MappedBM25:
 
     def term_id(self, term: str) -> int | None:
         """The id of an indexed term, or None."""
-        if self._terms is None:
+        if self._terms is None or not len(self._hashes):
             return None
         key = np.uint64(term_hash(term))
         i = int(np.searchsorted(self._hashes, key))
@@ -260,33 +477,190 @@ class MappedBM25:
             i += 1
         return None
 
-    def term_ids(self, terms: Iterable[str]) -> list[int]:
-        """The ids of the indexed terms among ``terms``, repeats kept (BM25 counts them again)."""
-        ids = (self.term_id(t) for t in terms)
-        return [i for i in ids if i is not None]
+    def query(self, terms: Iterable[str]) -> Query:
+        """Anserini's bag-of-words query over analysed ``terms``: indexed terms and their counts."""
+        counts = Counter(terms)
+        ids = {term: self.term_id(term) for term in counts}
+        known = [(ids[term], count) for term, count in counts.items() if ids[term] is not None]
+        return Query(tuple(t for t, _ in known), tuple(c for _, c in known))  # type: ignore[misc]
 
-    def top_k(self, term_ids: Sequence[int], k: int) -> tuple[np.ndarray, np.ndarray]:
-        """The ``k`` best documents (positive scores only) and their scores, best first.
+    def doc_freq(self, term: int) -> int:
+        return int(self._starts[term + 1] - self._starts[term])
 
-        Ties keep document order, as Lucene's do. The k-th best score is found with one
-        partition of all scores, and only the documents at or above it are sorted: at
-        1.18M documents that is three times faster than sorting out the matching ones first.
+    def _postings(self, term: int, count: int) -> tuple[np.ndarray, np.ndarray]:
+        """A query term's documents and their scores (float32) for a clause boosted by ``count``."""
+        start, end = int(self._starts[term]), int(self._starts[term + 1])
+        docs = self._docs[start:end]
+        if count == 1:
+            return docs, self._scores[start:end]
+        weight = np.float32(np.float32(count) * lucene_idf(end - start, self.doc_count))
+        return docs, term_scores(weight, self._freqs[start:end], self._inverse_norms[self._norms[docs]])
+
+    def _max_score(self, term: int, count: int) -> float:
+        if count == 1:
+            return float(self._max_scores[term])
+        # weight - weight / (1 + x) < weight for every posting.
+        return float(np.float32(count) * lucene_idf(self.doc_freq(term), self.doc_count))
+
+    def scores(self, query: Query) -> np.ndarray:
+        """Every document's score (float32; 0 where no term matches), as Lucene computes it."""
+        total = np.zeros(self.n_docs, dtype=np.float64)
+        for term, count in zip(query.terms, query.counts, strict=True):
+            docs, scores = self._postings(term, count)
+            total[docs] += scores  # one posting per document and term: no repeated index
+        return total.astype(np.float32)
+
+    def top_k(self, query: Query, k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The ``k`` best documents for ``query`` and their scores, in Lucene's order.
+
+        Lucene's order: float32 score descending, ties by document id (`id_ranks`).
+        Only matching documents (score > 0) are returned.
+
+        Returns:
+            Document rows (int64) and their float32 scores, best first.
         """
-        if not term_ids or k <= 0:
+        if not query.terms or k <= 0:
             return np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.float32)
-        scores = self.scores(term_ids)
-        k = min(k, self.n_docs)
-        kth = np.partition(scores, -k)[-k]
-        best = np.flatnonzero(scores >= kth) if kth > 0 else np.flatnonzero(scores > 0)
-        order = np.lexsort((best, -scores[best]))[:k]
-        return best[order], scores[best[order]]
+        clauses = [
+            _Clause(term, count, self.doc_freq(term), self._max_score(term, count))
+            for term, count in zip(query.terms, query.counts, strict=True)
+        ]
+        if sum(c.length for c in clauses) <= self._EXHAUSTIVE_POSTINGS or len(clauses) == 1:
+            docs, sums = self._score_all(clauses)
+            return self._best(docs, sums.astype(np.float32), k)
+        return self._best(*self._max_score_search(clauses, k), k)
 
-    def scores(self, term_ids: Sequence[int]) -> np.ndarray:
-        """The BM25 score of every document for a query, as `bm25s` sums them (float32)."""
-        scores = np.zeros(self.n_docs, dtype=np.float32)
-        for term in term_ids:
-            start, end = int(self._indptr[term]), int(self._indptr[term + 1])
-            # np.add.at adds in order in float32, as bm25s does (and is faster than `+=`
-            # with int32 indices, which numpy first converts).
-            np.add.at(scores, self._indices[start:end], self._data[start:end])
-        return scores
+    def _score_all(self, clauses: Sequence[_Clause]) -> tuple[np.ndarray, np.ndarray]:
+        """Every document of ``clauses`` and its sum of their scores (float64, not rounded yet)."""
+        if len(clauses) == 1:
+            docs, scores = self._postings(clauses[0].term, clauses[0].count)
+            return docs.astype(np.intp), scores.astype(np.float64)
+        if sum(c.length for c in clauses) * 16 > self.n_docs:  # many: add up in a dense array
+            sums = np.zeros(self.n_docs, dtype=np.float64)
+            for clause in clauses:
+                docs, scores = self._postings(clause.term, clause.count)
+                # One posting per document and term: no repeated index. (numpy indexes with
+                # intp indices several times faster than with int32 ones.)
+                sums[docs.astype(np.intp)] += scores
+            matching = np.flatnonzero(sums != 0)  # (numpy's nonzero of floats is slow)
+            return matching, sums[matching]
+        parts = [self._postings(c.term, c.count) for c in clauses]
+        unique, inverse = np.unique(np.concatenate([d for d, _ in parts]), return_inverse=True)
+        return unique.astype(np.intp), np.bincount(inverse, weights=np.concatenate([s for _, s in parts]))
+
+    def _add_scores(
+        self, docs: np.ndarray, clause: _Clause, sums: np.ndarray, table: list[np.ndarray] | None = None
+    ) -> None:
+        """Adds ``clause``'s scores to ``sums`` (float64) of the sorted documents ``docs``.
+
+        ``table``: where to keep a document -> position table between calls (its one item),
+        all -1 again on return.
+        """
+        postings, scores = self._postings(clause.term, clause.count)
+        # A lookup costs ~10x what walking one posting does.
+        if len(docs) * 12 < len(postings):  # few documents: look each one up
+            # Needles of the postings' dtype: otherwise numpy converts all the postings.
+            at = np.minimum(np.searchsorted(postings, docs.astype(postings.dtype)), len(postings) - 1)
+            # Adding 0.0 where the term is absent keeps the sums exact.
+            sums += np.where(postings[at] == docs, scores[at], 0)
+            return
+        # Many: walk the postings once, through a document -> position table.
+        if not table:
+            table = table if table is not None else []
+            table.append(np.full(self.n_docs, -1, dtype=np.int32))
+        where = table[0]
+        where[docs] = np.arange(len(docs), dtype=np.int32)
+        at = where[postings.astype(np.intp)]
+        where[docs] = -1
+        found = at >= 0
+        # compress: several times faster than indexing with a boolean mask.
+        sums[at.compress(found).astype(np.intp)] += scores.compress(found)
+
+    def _threshold(self, clauses: list[_Clause], k: int) -> float:
+        """A score that at least ``k`` documents reach: the k-th best of a few documents' real scores.
+
+        The documents: those of the rarest clauses (a few postings) with the best partial
+        scores, scored in full. 0 when they are fewer than k.
+        """
+        by_length = sorted(clauses, key=lambda c: c.length)
+        seeds, postings = 0, 0
+        while seeds < len(by_length) and (
+            seeds == 0 or postings + by_length[seeds].length <= self._SEED_POSTINGS
+        ):
+            postings += by_length[seeds].length
+            seeds += 1
+        docs, sums = self._score_all(by_length[:seeds])
+        if len(docs) < k:
+            return 0.0
+        keep = max(k, self._SEED_DOCUMENTS)
+        if len(docs) > keep:
+            best = np.argpartition(sums, -keep)[-keep:]
+            best.sort()  # documents stay ascending
+            docs, sums = docs[best], sums[best]
+        for clause in by_length[seeds:]:
+            self._add_scores(docs, clause, sums)
+        return float(np.partition(sums.astype(np.float32), -k)[-k])
+
+    def _max_score_search(self, clauses: list[_Clause], k: int) -> tuple[np.ndarray, np.ndarray]:
+        """The documents that may reach the top k, with their exact scores (MaxScore).
+
+        With ``threshold`` a score that k documents reach, a document whose clause scores
+        cannot add up to it is not in the top k, nor tied with the k-th. The clauses with
+        the lowest upper bounds, as long as those bounds add up to less than the
+        threshold, are "non-essential": a document that matches only them cannot reach it.
+        So only the documents of the essential clauses are candidates; the non-essential
+        clauses' scores are looked up for them, best bound first, dropping candidates as
+        soon as what they can still gain cannot lift them to the threshold.
+        """
+        threshold = self._threshold(clauses, k)
+        by_bound = sorted(clauses, key=lambda c: c.bound)
+        non_essential, bound_sum = 0, 0.0
+        for clause in by_bound:
+            if _at_least(bound_sum + clause.bound, threshold):
+                break
+            bound_sum += clause.bound
+            non_essential += 1
+        docs, sums = self._score_all(by_bound[non_essential:])
+        # Partial sums are real documents' scores or less: their k-th best is a threshold too.
+        above = sums.compress(sums >= threshold)
+        if len(above) >= k:
+            threshold = max(threshold, float(np.partition(above, -k)[-k]) * (1 - _MARGIN))
+        remaining = bound_sum
+        table: list[np.ndarray] = []
+        for clause in reversed(by_bound[:non_essential]):
+            reachable = _at_least(sums + remaining, threshold)
+            if not reachable.all():
+                docs, sums = docs.compress(reachable), sums.compress(reachable)
+            self._add_scores(docs, clause, sums, table)
+            remaining -= clause.bound
+        return docs, sums.astype(np.float32)
+
+    def _best(self, docs: np.ndarray, scores: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+        positive = scores > 0
+        if not positive.all():
+            docs, scores = docs.compress(positive), scores.compress(positive)
+        if len(docs) > k:
+            # Keep everything tied with the k-th score, so that ties are broken by id.
+            kth = np.partition(scores, -k)[-k]
+            keep = scores >= kth
+            docs, scores = docs.compress(keep), scores.compress(keep)
+        order = np.lexsort((self.id_ranks[docs], -scores))[:k]
+        return docs[order].astype(np.int64), scores[order]
+
+
+def build_in_memory(
+    documents: Iterable[Sequence[str]], ids: Sequence[str], k1: float = BM25_K1, b: float = BM25_B
+) -> BM25Index:
+    """A `BM25Index` of analysed documents, held in memory (for catalogues loaded from JSON).
+
+    Args:
+        documents: Each document's analysed terms, in order.
+        ids: Each document's id (the asin), for Lucene's tie-break.
+        k1: BM25 term-frequency saturation.
+        b: BM25 length normalisation.
+    """
+    with tempfile.TemporaryDirectory(prefix="webshop-gym-bm25-") as scratch:
+        builder = IndexBuilder(scratch, k1=k1, b=b)
+        for terms in documents:
+            builder.add(terms)
+        return BM25Index(builder.finish(ids), mmap=False)

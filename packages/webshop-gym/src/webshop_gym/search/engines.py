@@ -3,37 +3,127 @@
 Every backend answers ``search(query, k) -> list[asin]`` (best first) and analyses text
 like the original's Lucene index (Anserini's English analyzer, see
 `webshop_gym.search.analysis`): Lucene's word segmentation, possessive ``'s`` removed, lower
-case, Lucene's English stop words dropped, Lucene's Porter stemming. BM25 uses Anserini's
-defaults k1 = 0.9, b = 0.4; ties keep catalogue order (Anserini breaks ties by asin after
-rounding scores to four decimals; `webshop_gym.search.lucene` runs Anserini itself).
+case, Lucene's English stop words dropped, Lucene's Porter stemming. All use Anserini's
+BM25 defaults k1 = 0.9, b = 0.4.
+
+* ``"bm25"`` (the default): `BM25Engine`, embedded BM25 that scores and ranks exactly as
+  the original's Lucene does (Lucene's idf, its one-byte document lengths, its float32
+  arithmetic, Anserini's query and its tie-break by asin; `webshop_gym.search.bm25_index`),
+  so the default pages are the original's without Java. Over a prepared store it reads the
+  store's memory-mapped index (milliseconds to open); over a catalogue loaded from JSON it
+  indexes in memory. It is the default because it is the original's ranking and no slower
+  than the alternatives: at 1.18M products it answers faster than Lucene itself
+  (``benchmarks/results/full_scale.md``).
+* ``"bm25s"``: the `bm25s` library's BM25 (exact document lengths, float32 sums, ties in
+  catalogue order). Its top 10 equal the original's on only two queries in three and its
+  top 50 almost never (``benchmarks/results/search_agreement.md``); it is kept for
+  comparison with earlier results and indexes in memory, also over a prepared store.
+* ``"rank_bm25"``: `rank-bm25` (pure Python; the ``rank-bm25`` extra), small catalogues.
+* ``"lucene"``: Lucene itself through pyserini (`webshop_gym.search.lucene`; the ``lucene``
+  extra and Java 17).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from webshop_gym.search.analysis import LUCENE_STOP_WORDS, analyze  # noqa: F401 (stop words: importable here too)
 from webshop_gym.search.base import CachedSearch, SearchEngine
+from webshop_gym.search.bm25_index import BM25_B, BM25_K1, BM25Index, build_in_memory
 
 if TYPE_CHECKING:
     from webshop_gym.data.model import BaseCatalog
     from webshop_gym.data.store import StoredCatalog
 
-ENGINE_NAMES: tuple[str, ...] = ("bm25s", "rank_bm25", "lucene")
-# Anserini's BM25 defaults, which the original's Lucene index uses.
-BM25_K1 = 0.9
-BM25_B = 0.4
+__all__ = [
+    "BM25_B",
+    "BM25_K1",
+    "DEFAULT_ENGINE",
+    "ENGINE_NAMES",
+    "BM25Engine",
+    "BM25sEngine",
+    "RankBM25Engine",
+    "SearchEngine",
+    "build_engine",
+]
+
+ENGINE_NAMES: tuple[str, ...] = ("bm25", "bm25s", "rank_bm25", "lucene")
+DEFAULT_ENGINE = "bm25"
+
+
+class BM25Engine(CachedSearch):
+    """Embedded BM25 with the original's Lucene ranking, float for float.
+
+    Example:
+        >>> engine = BM25Engine(["B1", "B2", "B3"], ["red mug", "blue mug mug", "red shoe"])
+        >>> engine.search("red mugs")
+        ['B1', 'B2', 'B3']
+        >>> engine.scored_search("shoe")
+        [('B3', 0.5305876731872559)]
+
+    Args:
+        asins: Document ids, one per document.
+        documents: The search documents (`webshop_gym.search.documents.search_document`).
+        k1: BM25 term-frequency saturation.
+        b: BM25 length normalisation.
+    """
+
+    def __init__(
+        self, asins: Sequence[str], documents: Sequence[str], k1: float = BM25_K1, b: float = BM25_B
+    ) -> None:
+        if len(asins) != len(documents):
+            raise ValueError(f"{len(asins)} asins but {len(documents)} documents")
+        asin_list = list(asins)
+        self._setup(
+            build_in_memory((analyze(d) for d in documents), asin_list, k1=k1, b=b), asin_list.__getitem__
+        )
+
+    def _setup(self, index: BM25Index, asin_at: Callable[[int], str]) -> None:
+        super().__init__()
+        self.index = index
+        self._asin_at = asin_at
+
+    @classmethod
+    def from_store(cls, catalog: StoredCatalog) -> BM25Engine:
+        """The engine over a prepared store's saved index (no indexing, memory-mapped)."""
+        from webshop_gym.data.store import StoreError
+
+        try:
+            index = BM25Index.open(catalog.index_directory)
+        except FileNotFoundError as error:
+            raise StoreError(
+                f"the search index of {catalog.directory} is incomplete ({error.filename} is missing); "
+                "run `webshop-gym data prepare --force`"
+            ) from None
+        except ValueError as error:  # an index of an older format
+            raise StoreError(str(error)) from None
+        if len(index) != len(catalog):
+            raise ValueError(
+                f"the index in {catalog.index_directory} covers {len(index)} documents but the store "
+                f"has {len(catalog)} products; run `webshop-gym data prepare --force`"
+            )
+        engine = cls.__new__(cls)
+        engine._setup(index, catalog.asin_at)
+        return engine
+
+    def scored_search(self, query: str, k: int = 50) -> list[tuple[str, float]]:
+        """The top ``k`` ``(asin, score)`` pairs, best first, without the answer cache.
+
+        Scores are Lucene's float32 BM25 scores (pyserini reports them rounded to four decimals).
+        """
+        rows, scores = self.index.top_k(self.index.query(analyze(query)), k)
+        return [(self._asin_at(int(row)), float(score)) for row, score in zip(rows, scores, strict=True)]
+
+    def _rank(self, terms: list[str], k: int) -> list[str]:
+        rows, _ = self.index.top_k(self.index.query(terms), k)
+        return [self._asin_at(int(row)) for row in rows]
 
 
 class BM25sEngine(CachedSearch):
-    """Embedded BM25 with `bm25s` (sparse matrices; fast at 1M+ documents).
-
-    Over a prepared store (`from_store`) it reads the store's memory-mapped index instead
-    of indexing: see `StoredBM25Engine`.
-    """
+    """BM25 with the `bm25s` library, in memory (not the original's ranking; see the module)."""
 
     def __init__(
         self, asins: Sequence[str], documents: Sequence[str], k1: float = BM25_K1, b: float = BM25_B
@@ -53,43 +143,6 @@ class BM25sEngine(CachedSearch):
         if not known:
             return []
         return self._top_k(self.asins, np.asarray(self._index.get_scores(known)), k)
-
-    @classmethod
-    def from_store(cls, catalog: StoredCatalog) -> SearchEngine:
-        """The engine over a prepared store's saved index (no indexing, memory-mapped)."""
-        return StoredBM25Engine(catalog)
-
-
-class StoredBM25Engine(CachedSearch):
-    """BM25 over the index `webshop-gym data prepare` saved with a store.
-
-    The same ranking as `BM25sEngine` over the same documents (same scores, float for
-    float), read through memory maps (`webshop_gym.search.bm25_index.MappedBM25`): opening
-    it costs milliseconds and every process shares the pages.
-    """
-
-    def __init__(self, catalog: StoredCatalog) -> None:
-        from webshop_gym.data.store import StoreError
-        from webshop_gym.search.bm25_index import MappedBM25
-
-        super().__init__()
-        self._catalog = catalog
-        try:
-            self._index = MappedBM25(catalog.index_directory)
-        except FileNotFoundError as error:
-            raise StoreError(
-                f"the search index of {catalog.directory} is incomplete ({error.filename} is missing); "
-                "run `webshop-gym data prepare --force`"
-            ) from None
-        if len(self._index) != len(catalog):
-            raise ValueError(
-                f"the index in {catalog.index_directory} covers {len(self._index)} documents but the store "
-                f"has {len(catalog)} products; run `webshop-gym data prepare --force`"
-            )
-
-    def _rank(self, terms: list[str], k: int) -> list[str]:
-        rows, _ = self._index.top_k(self._index.term_ids(terms), k)
-        return [self._catalog.asin_at(int(row)) for row in rows]
 
 
 class RankBM25Engine(CachedSearch):
@@ -121,16 +174,16 @@ def _lucene_engine(asins: Sequence[str], documents: Sequence[str]) -> SearchEngi
     return LuceneEngine.from_documents(asins, documents)
 
 
-_ENGINES = {"bm25s": BM25sEngine, "rank_bm25": RankBM25Engine, "lucene": _lucene_engine}
+_ENGINES = {"bm25": BM25Engine, "bm25s": BM25sEngine, "rank_bm25": RankBM25Engine, "lucene": _lucene_engine}
 # Keyed by the catalogue's id; the catalogue is kept in the value so that the id stays its own.
 _built: dict[tuple[int, str], tuple[BaseCatalog, SearchEngine]] = {}
 
 
-def build_engine(catalog: BaseCatalog, name: str = "bm25s") -> SearchEngine:
+def build_engine(catalog: BaseCatalog, name: str = DEFAULT_ENGINE) -> SearchEngine:
     """The engine ``name`` over ``catalog``, built once per process and shared by all envs.
 
     Over a prepared store, an engine class with a ``from_store(catalog)`` class method
-    opens the index saved with the store (bm25s: memory-mapped, milliseconds); other
+    opens the index saved with the store (``"bm25"``: memory-mapped, milliseconds); other
     engines index the store's products as they would an in-memory catalogue.
     """
     from webshop_gym.data.store import StoredCatalog
