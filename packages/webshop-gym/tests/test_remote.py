@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pickle
 import socket
+import time
 
 import gymnasium as gym
 import pytest
@@ -76,13 +77,25 @@ def test_an_env_the_server_dropped_is_reported_and_reset_makes_a_new_one(server)
     env.close()
 
 
+def server_on(port: int) -> ServerThread:
+    """A new server process's stand-in on the port an earlier one used (it may take a moment to free)."""
+    deadline = time.monotonic() + 20
+    while True:
+        try:
+            return ServerThread(create_app(ServerConfig(catalog="mini")), port=port)
+        except OSError:
+            if time.monotonic() > deadline:
+                raise
+            time.sleep(0.2)
+
+
 def test_reset_after_a_server_restart_makes_a_new_env() -> None:
     """Issue 28.13 (restart): the same address, a new server process with no envs."""
     with ServerThread(create_app(ServerConfig(catalog="mini"))) as first:
         url, port = first.url, int(first.url.rsplit(":", 1)[1])
         env = RemoteWebShopEnv(server_url=url, split="test")
         env.reset(seed=0)
-    with ServerThread(create_app(ServerConfig(catalog="mini")), port=port) as second:
+    with server_on(port) as second:
         assert second.url == url
         with pytest.raises(RemoteEnvError, match="no longer has env"):
             env.step("search[shoes]")
@@ -121,7 +134,7 @@ def test_a_pickle_restores_on_a_restarted_server() -> None:
         first_step = env.step("search[leggings]")
         saved = pickle.dumps(env)
         expected = env.step("click[next >]")
-    with ServerThread(create_app(ServerConfig(catalog="mini")), port=port):
+    with server_on(port):
         copy = pickle.loads(saved)
         assert copy.state is not None and copy.steps == 1 and first_step[4]["page"] == "results"
         assert copy.step("click[next >]") == expected
