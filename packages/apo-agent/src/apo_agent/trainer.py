@@ -63,6 +63,7 @@ from tqdm.auto import tqdm
 from apo_agent.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
 from apo_agent.config import PROMPT_FIELDS, TrainConfig
 from apo_agent.context import PromptEncoder
+from apo_agent.engines import RolloutEngine, make_engine
 from apo_agent.evaluation import evaluate
 from apo_agent.metrics import MetricsLogger, plot_learning_curve, read_metrics
 from apo_agent.objectives import apo_loss, grpo_advantages, grpo_token_losses
@@ -107,6 +108,8 @@ class Run:
     played_goals: list[Goal] | None
     """With variants, every training goal by content (the split goals, then the variants),
     which goal number g plays; None without variants (goal number g is split goal g)."""
+    engine: RolloutEngine
+    """Samples the episodes (`apo_agent.engines`); synced with ``policy`` after every update."""
     optimizer: torch.optim.Optimizer
     generator: np.random.Generator
     """Draws Stage 2's goals and env seeds."""
@@ -165,6 +168,18 @@ def load_policy(model: str, config: TrainConfig) -> LMPolicy:
     )
 
 
+def rollout_engine(policy: LMPolicy, config: TrainConfig) -> RolloutEngine:
+    """``config.rollout_engine`` for ``policy``: room for the longest prompt and answer."""
+    if config.rollout_engine == "transformers":
+        return make_engine("transformers", policy)
+    return make_engine(
+        config.rollout_engine,
+        policy,
+        max_model_len=config.max_prompt_tokens + config.max_new_tokens,
+        seed=config.seed,
+    )
+
+
 # ---- the training run -------------------------------------------------------------------------
 def train(config: TrainConfig, model: str | None = None) -> TrainResult:
     """Stage 1 then Stage 2 (A*PO), or GRPO; starts from ``model`` (default ``config.model``).
@@ -213,12 +228,14 @@ def set_up(config: TrainConfig, model: str) -> Run:
         training_goals=training_goals,
         variants=variants,
         played_goals=[*map(split_goal, training_goals), *variants] if variants else None,
+        engine=rollout_engine(policy, config),
         optimizer=optimizer,
         generator=generator,
         checkpoint=checkpoint,
     )
     if checkpoint is not None:
         run.start_step, run.values = load_checkpoint(checkpoint, policy, optimizer, generator)
+        run.engine.sync_weights(policy.model)
         tqdm.write(f"resuming from {checkpoint} (step {run.start_step})")
     return run
 
@@ -232,9 +249,12 @@ def estimate_training_values(run: Run) -> dict[int, GoalValue]:
     folder = config.value_cache_dir or run.output_dir / "optimal-values"
     with run.policy.reference() as reference:
         key = _reference_cache_key(reference.fingerprint(), run.spec, config)
+        # Stage 1 runs before any update: an engine of its own (vLLM) still holds the starting
+        # weights, pi_ref's; the transformers engine samples the frozen reference itself.
+        sampler = reference if config.rollout_engine == "transformers" else run.engine
         estimate = functools.partial(
             estimate_optimal_values,
-            reference,
+            sampler,
             run.train_envs,
             run.encoder,
             samples=config.reference_samples,
@@ -309,7 +329,7 @@ def optimise_online(run: Run, pool: Sequence[int]) -> None:
     for step in bar:
         rollout_started = time.perf_counter()
         episodes = collect_episodes(
-            run.policy,
+            run.engine,
             run.train_envs,
             run.encoder,
             _step_requests(pool, config, run.generator),
@@ -324,6 +344,7 @@ def optimise_online(run: Run, pool: Sequence[int]) -> None:
             losses = apo_update(run.policy, run.optimizer, episodes, run.values, config)
         else:
             losses = grpo_update(run.policy, run.optimizer, episodes, config)
+        run.engine.sync_weights(run.policy.model)  # the next rollouts sample the updated policy
         finished = time.perf_counter()
         row = {
             "step": step + 1,
@@ -353,7 +374,7 @@ def evaluate_on_dev(run: Run) -> dict[str, float]:
     config = run.config
     run.dev_envs = run.dev_envs or make_envs(run.spec, "dev", config.num_envs)
     result = evaluate(
-        run.policy,
+        run.engine,
         run.dev_envs,
         run.encoder,
         split_goals(run.dev_envs[0], config.eval_goals),

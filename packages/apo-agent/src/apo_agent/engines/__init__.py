@@ -22,11 +22,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from apo_agent.config import ROLLOUT_ENGINES
 from apo_agent.engines.base import EngineName, RolloutEngine, Sample
 from apo_agent.engines.transformers import TransformersEngine
 from apo_agent.policy import LMPolicy
 
-ENGINES: tuple[EngineName, ...] = ("transformers", "vllm")
+ENGINES: tuple[EngineName, ...] = ROLLOUT_ENGINES
 
 __all__ = [
     "ENGINES",

@@ -10,13 +10,11 @@ rollouts sample from the current policy.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any, Literal, Protocol
+from typing import Any, Protocol
 
+from apo_agent.config import EngineName
 from apo_agent.constrained import ActionConstraint
 from apo_agent.generation import Sample
-
-EngineName = Literal["transformers", "vllm"]
-"""The backends: transformers ``generate`` (the default; any device) or vLLM's offline engine."""
 
 __all__ = ["EngineName", "RolloutEngine", "Sample"]
 
