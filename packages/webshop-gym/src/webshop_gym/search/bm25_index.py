@@ -370,7 +370,7 @@ def is_current_index(directory: str | os.PathLike[str]) -> bool:
 _MARGIN = 1e-5
 
 
-def _at_least(bound: float | np.ndarray, threshold: float) -> bool | np.ndarray:
+def _at_least(bound: float, threshold: float) -> bool:
     """Whether a score bounded by ``bound`` may still reach ``threshold``.
 
     Bounds are sums of float32 upper bounds added in double, scores the float32 of a
@@ -378,6 +378,11 @@ def _at_least(bound: float | np.ndarray, threshold: float) -> bool | np.ndarray:
     document is only ever dropped when it surely falls short).
     """
     return bound >= threshold * (1 - _MARGIN)
+
+
+def _floor(threshold: float, remaining: float) -> float:
+    """The partial sum below which a document cannot reach ``threshold`` with ``remaining`` to gain."""
+    return threshold * (1 - _MARGIN) - remaining
 
 
 @dataclass(frozen=True)
@@ -407,9 +412,9 @@ class BM25Index:
     # Work below which MaxScore's bookkeeping costs more than it saves: score every posting.
     _EXHAUSTIVE_POSTINGS = 1 << 16
     # The threshold of MaxScore comes from the rarest clauses' postings (up to this many) ...
-    _SEED_POSTINGS = 1 << 15
+    _SEED_POSTINGS = 1 << 13
     # ... and this many of their documents, scored in full.
-    _SEED_DOCUMENTS = 512
+    _SEED_DOCUMENTS = 256
 
     def __init__(self, directory: str | os.PathLike[str], *, mmap: bool = True) -> None:
         directory = Path(directory)
@@ -530,23 +535,38 @@ class BM25Index:
             return self._best(docs, sums.astype(np.float32), k)
         return self._best(*self._max_score_search(clauses, k), k)
 
-    def _score_all(self, clauses: Sequence[_Clause]) -> tuple[np.ndarray, np.ndarray]:
-        """Every document of ``clauses`` and its sum of their scores (float64, not rounded yet)."""
+    def _score_all(self, clauses: Sequence[_Clause], floor: float = 0.0) -> tuple[np.ndarray, np.ndarray]:
+        """The documents of ``clauses`` whose sum of their scores reaches ``floor``, and those sums.
+
+        Sums are float64, not rounded to float32 yet; documents ascending (intp).
+        """
+        docs: np.ndarray
+        sums: np.ndarray
         if len(clauses) == 1:
-            docs, scores = self._postings(clauses[0].term, clauses[0].count)
-            return docs.astype(np.intp), scores.astype(np.float64)
-        if sum(c.length for c in clauses) * 16 > self.n_docs:  # many: add up in a dense array
-            sums = np.zeros(self.n_docs, dtype=np.float64)
+            postings, scores = self._postings(clauses[0].term, clauses[0].count)
+            docs, sums = postings.astype(np.intp), scores.astype(np.float64)
+        elif sum(c.length for c in clauses) * 16 > self.n_docs:  # many: add up in a dense array
+            dense = np.zeros(self.n_docs, dtype=np.float64)
             for clause in clauses:
-                docs, scores = self._postings(clause.term, clause.count)
+                postings, scores = self._postings(clause.term, clause.count)
                 # One posting per document and term: no repeated index. (numpy indexes with
                 # intp indices several times faster than with int32 ones.)
-                sums[docs.astype(np.intp)] += scores
-            matching = np.flatnonzero(sums != 0)  # (numpy's nonzero of floats is slow)
-            return matching, sums[matching]
-        parts = [self._postings(c.term, c.count) for c in clauses]
-        unique, inverse = np.unique(np.concatenate([d for d, _ in parts]), return_inverse=True)
-        return unique.astype(np.intp), np.bincount(inverse, weights=np.concatenate([s for _, s in parts]))
+                dense[postings.astype(np.intp)] += scores
+            # (numpy's nonzero of a float array is several times slower than of a bool one.)
+            docs = np.flatnonzero(dense >= floor if floor > 0 else dense != 0)
+            return docs, dense[docs]
+        else:
+            parts = [self._postings(c.term, c.count) for c in clauses]
+            unique, inverse = np.unique(np.concatenate([d for d, _ in parts]), return_inverse=True)
+            docs, sums = (
+                unique.astype(np.intp),
+                np.bincount(inverse, weights=np.concatenate([s for _, s in parts])),
+            )
+        if floor > 0:
+            reach = sums >= floor
+            # compress: several times faster than indexing with a boolean mask.
+            docs, sums = docs.compress(reach), sums.compress(reach)
+        return docs, sums
 
     def _add_scores(
         self, docs: np.ndarray, clause: _Clause, sums: np.ndarray, table: list[np.ndarray] | None = None
@@ -614,23 +634,27 @@ class BM25Index:
         """
         threshold = self._threshold(clauses, k)
         by_bound = sorted(clauses, key=lambda c: c.bound)
-        non_essential, bound_sum = 0, 0.0
+        non_essential, remaining = 0, 0.0
         for clause in by_bound:
-            if _at_least(bound_sum + clause.bound, threshold):
+            if _at_least(remaining + clause.bound, threshold):
                 break
-            bound_sum += clause.bound
+            remaining += clause.bound
             non_essential += 1
-        docs, sums = self._score_all(by_bound[non_essential:])
-        # Partial sums are real documents' scores or less: their k-th best is a threshold too.
-        above = sums.compress(sums >= threshold)
-        if len(above) >= k:
-            threshold = max(threshold, float(np.partition(above, -k)[-k]) * (1 - _MARGIN))
-        remaining = bound_sum
+        lookups = by_bound[:non_essential][::-1]  # best bound first
+        docs, sums = self._score_all(by_bound[non_essential:], _floor(threshold, remaining))
+        if lookups and len(docs) > k:
+            # A better threshold: the exact scores of the candidates with the best partial sums.
+            keep = max(k, self._SEED_DOCUMENTS)
+            best = np.sort(np.argpartition(sums, -keep)[-keep:]) if len(docs) > keep else np.arange(len(docs))
+            exact = sums[best]
+            for clause in lookups:
+                self._add_scores(docs[best], clause, exact)
+            threshold = max(threshold, float(np.partition(exact.astype(np.float32), -k)[-k]))
         table: list[np.ndarray] = []
-        for clause in reversed(by_bound[:non_essential]):
-            reachable = _at_least(sums + remaining, threshold)
-            if not reachable.all():
-                docs, sums = docs.compress(reachable), sums.compress(reachable)
+        for clause in lookups:
+            reach = sums >= _floor(threshold, remaining)
+            if np.count_nonzero(reach) < len(reach):
+                docs, sums = docs.compress(reach), sums.compress(reach)
             self._add_scores(docs, clause, sums, table)
             remaining -= clause.bound
         return docs, sums.astype(np.float32)
