@@ -113,10 +113,12 @@ class ServerThread:
             for channel in list(server._map.values()):
                 channel.close()  # the listener, each connection and the trigger itself
 
+        # Workers first: one finishing a request pulls the trigger, and once the trigger's
+        # pipe is closed its file descriptor number may already belong to a new server.
+        server.task_dispatcher.shutdown(timeout=5)
         if self._thread.is_alive():
             server.trigger.pull_trigger(close_every_channel)
             self._thread.join(timeout=10)
-        server.task_dispatcher.shutdown(timeout=5)
 
     def __enter__(self) -> ServerThread:
         return self
