@@ -68,7 +68,7 @@ def option_behaviour(episodes: Sequence[Episode], goals: Sequence[Any]) -> dict[
 
 def _goals(config: TrainConfig, split: str) -> list[Any]:
     world: Any = env_spec(config).make(split).unwrapped
-    return [world.split_goal(index) for index in range(len(world.goal_indices))]
+    return [world.goal_at(index) for index in range(len(world.goal_indices))]
 
 
 def markdown(results: dict[str, dict[str, dict[str, Any]]], stride: int) -> str:

@@ -38,7 +38,7 @@ def expert_play(envs, starts):
 
 
 def test_each_episode_plays_its_goal_and_seed_whatever_the_number_of_slots():
-    goal = gym.make("WebShop-Mini-Text-v0", split="test").unwrapped.split_goal(5)
+    goal = gym.make("WebShop-Mini-Text-v0", split="test").unwrapped.goal_at(5)
     starts = [EpisodeStart(seed=10 + i, options={"goal_index": i}) for i in range(4)]
     starts.append(EpisodeStart(seed=3, options={"goal": goal}))
     one, three = expert_play(make_envs(1), starts), expert_play(make_envs(3), starts)

@@ -216,7 +216,7 @@ def set_up(config: TrainConfig, model: str) -> Run:
         policy.trainable_parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
     variants = option_variants_of(train_envs[0], training_goals, config.rl_option_variants, config.seed)
-    split_goal = train_envs[0].unwrapped.split_goal  # type: ignore[attr-defined]
+    goal_at = train_envs[0].unwrapped.goal_at  # type: ignore[attr-defined]
     checkpoint = latest_checkpoint(output_dir) if config.resume else None
     run = Run(
         config=config,
@@ -227,7 +227,7 @@ def set_up(config: TrainConfig, model: str) -> Run:
         train_envs=train_envs,
         training_goals=training_goals,
         variants=variants,
-        played_goals=[*map(split_goal, training_goals), *variants] if variants else None,
+        played_goals=[*map(goal_at, training_goals), *variants] if variants else None,
         engine=rollout_engine(policy, config),
         optimizer=optimizer,
         generator=generator,

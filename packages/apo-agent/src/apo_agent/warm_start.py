@@ -163,7 +163,7 @@ def option_variants_of(env: gym.Env, goal_indices: Sequence[int], per_goal: int,
         variant
         for index in goal_indices
         for _ in range(per_goal)
-        if (variant := option_variant(world.split_goal(index), world.catalog, rng))
+        if (variant := option_variant(world.goal_at(index), world.catalog, rng))
     ]
 
 

@@ -341,11 +341,11 @@ class WebShopEnv(gym.Env[str, str]):
                 f"goal_index must be an int in [0, {len(self.goal_indices)}) for the "
                 f"{self._arguments['split']!r} split, got {goal_index!r}"
             )
-        self._start(self.split_goal(int(goal_index)), goal_index=int(goal_index))
+        self._start(self.goal_at(int(goal_index)), goal_index=int(goal_index))
         return self._observation(), self._info(action_error="")
 
-    def split_goal(self, goal_index: int) -> Goal:
-        """Goal ``goal_index`` of this env's split (what ``reset(options={"goal_index": i})`` plays)."""
+    def goal_at(self, goal_index: int) -> Goal:
+        """The goal at ``goal_index`` in the split (what ``reset(options={"goal_index": i})`` plays)."""
         return self.all_goals[self.goal_indices[goal_index]]
 
     def _start(self, goal: Goal, goal_index: int | None) -> None:
@@ -499,7 +499,7 @@ class WebShopEnv(gym.Env[str, str]):
         if rng is not None:
             self._np_random, self._np_random_seed = rng, seed
         self.goal_index = goal_index
-        self.goal = self.split_goal(goal_index) if goal_index is not None else None
+        self.goal = self.goal_at(goal_index) if goal_index is not None else None
         self._potential = None
         if self.goal is not None and self.reward_variant == "shaped":
             self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
@@ -527,7 +527,7 @@ class WebShopEnv(gym.Env[str, str]):
             self._np_random_seed = saved["np_random_seed"]
         if saved["goal_index"] is not None or saved.get("goal") is not None:
             self.goal_index = saved["goal_index"]
-            self.goal = saved.get("goal") or self.split_goal(saved["goal_index"])
+            self.goal = saved.get("goal") or self.goal_at(saved["goal_index"])
             if self.reward_variant == "shaped":
                 self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
         self.state = saved["state"]

@@ -206,7 +206,7 @@ def goal_label(goal_index: int, env: WebShopEnv) -> str:
 
 def landing_page(env: WebShopEnv, goal_index: int, product_images: str) -> str:
     """Goal ``goal_index``'s search page before the visitor's first action (no session yet)."""
-    state = PageState(Page.SEARCH, env.split_goal(goal_index).instruction_text)
+    state = PageState(Page.SEARCH, env.goal_at(goal_index).instruction_text)
     site = _site_view(env, product_images, steps_left=env.max_steps, goal_label=goal_label(goal_index, env))
     return render_html(state, env.catalog, env.show_attributes, site=site)
 
