@@ -47,6 +47,7 @@ import itertools
 import os
 import shutil
 import tempfile
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -136,7 +137,7 @@ class VLLMEngine:
         """An engine that starts from ``policy``'s current weights (an `LMPolicy`; LoRA merged).
 
         The weights and tokenizer are written to ``folder`` (default: a temporary folder,
-        deleted by `close`) for vLLM to load.
+        deleted by `close` or with the engine) for vLLM to load.
         """
         own = folder is None
         target = Path(tempfile.mkdtemp(prefix="apo-vllm-") if folder is None else folder)
@@ -144,7 +145,9 @@ class VLLMEngine:
         base.save_pretrained(target, state_dict=dict(checkpoint_weights(policy.model)))
         policy.tokenizer.save_pretrained(target)
         engine = cls(target, tokenizer=policy.tokenizer, stop_ids=policy.stop_ids, **options)
-        engine._folder = target if own else None
+        if own:  # deleted by close(), or when the engine is collected
+            engine._folder = target
+            weakref.finalize(engine, shutil.rmtree, target, ignore_errors=True)
         return engine
 
     @property
