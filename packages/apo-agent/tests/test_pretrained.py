@@ -13,12 +13,6 @@ from apo_agent import pretrained
 from apo_agent.pretrained import ModelNotInstalledError, materialise_smollm2, resolve_model
 
 
-@pytest.fixture(scope="session")
-def smollm2(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """The real model, converted once for the whole test session (about 30 s on 2 cores)."""
-    return materialise_smollm2(tmp_path_factory.mktemp("models") / "SmolLM2-135M-Instruct")
-
-
 def test_the_folder_is_the_real_instruct_model(smollm2: Path) -> None:
     model = AutoModelForCausalLM.from_pretrained(smollm2)
     tokenizer = AutoTokenizer.from_pretrained(smollm2)

@@ -25,6 +25,10 @@ from apo_agent.generation import sample_batch
 
 # Padded tokens per forward pass when scoring many sequences (memory vs. speed).
 MAX_BATCH_TOKENS = 16_384
+# Scored positions per output-head call: a chunk's full-vocabulary logits (512 x 49k float32
+# is 100 MB for SmolLM2) live only while its log-probs are taken, and are recomputed in the
+# backward pass instead of kept.
+LOGIT_CHUNK = 512
 PEFT_MISSING = "LoRA needs peft: pip install 'apo-agent[lora]' (or pip install peft), or set lora_rank=0"
 
 
@@ -56,6 +60,8 @@ class LMPolicy:
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stop_ids[0]
         self._frozen_reference: LMPolicy | None = None
         self._supports_logits_to_keep = True
+        self.logit_chunk: int | None = LOGIT_CHUNK
+        """Agent positions per output-head chunk when scoring (None: full logits at once)."""
 
     # ---- construction ------------------------------------------------------------------
     @classmethod
@@ -244,14 +250,34 @@ class LMPolicy:
             attention_mask=attention_mask.to(self.device),
             position_ids=position_ids.to(self.device),
         )
-        with self._autocast():
-            logits = self._logits(inputs, keep)
-        targets = agent[:, first:].to(self.device)  # tokens scored by logits[:, :-1]
-        picked = logits[:, :-1][targets].float()
+        targets = agent[:, first:].to(self.device)  # tokens scored by column c - 1
         target_ids = inputs["input_ids"][:, first:][targets]
         allowed = [a for sequence in sequences for a in sequence.agent_allowed()]
-        logprobs = _restricted_logprobs(picked, target_ids, allowed)
+        parts = self._decoder_and_head() if self.logit_chunk else None
+        with self._autocast():
+            if parts is None:
+                picked = self._logits(inputs, keep)[:, :-1][targets].float()
+                logprobs = _restricted_logprobs(picked, target_ids, allowed)
+            else:
+                decoder, head = parts
+                hidden = decoder(**inputs, use_cache=False).last_hidden_state[:, first - 1 : -1][targets]
+                logprobs = _chunked_logprobs(head, hidden, target_ids, allowed, self.logit_chunk)
         return list(torch.split(logprobs, targets.sum(dim=1).tolist()))
+
+    def _decoder_and_head(self) -> tuple[Any, Any] | None:
+        """The model's decoder stack and output head, when logits are exactly ``head(hidden)``
+        (no logit scaling or soft-capping); None: score through the whole model."""
+        get_base = getattr(self.model, "get_base_model", None)  # inside a peft wrapper
+        base = get_base() if callable(get_base) else self.model
+        config = getattr(base, "config", None)
+        if any(getattr(config, name, None) for name in ("final_logit_softcapping", "logit_scale")):
+            return None
+        get_decoder = getattr(base, "get_decoder", None)
+        decoder = get_decoder() if callable(get_decoder) else None
+        head = base.get_output_embeddings() if hasattr(base, "get_output_embeddings") else None
+        if decoder is None or decoder is base or head is None:
+            return None
+        return decoder, head
 
     def _logits(self, inputs: dict[str, torch.Tensor], keep: int) -> torch.Tensor:
         """Logits of the last ``keep`` columns (all columns on models without ``logits_to_keep``)."""
@@ -261,6 +287,28 @@ class LMPolicy:
             except TypeError:
                 self._supports_logits_to_keep = False
         return self.model(**inputs, use_cache=False).logits[:, -keep:]
+
+
+def _chunked_logprobs(
+    head: Any, hidden: torch.Tensor, target_ids: torch.Tensor, allowed: Sequence[Allowed], chunk: int
+) -> torch.Tensor:
+    """`_restricted_logprobs` of ``head(hidden)``, ``chunk`` rows at a time: only the sampled
+    tokens' log-probs are kept; each chunk's logits are recomputed in the backward pass."""
+    from torch.utils.checkpoint import checkpoint
+
+    pieces = []
+    for start in range(0, len(hidden), chunk):
+        end = start + chunk
+
+        def score(rows: torch.Tensor, start: int = start, end: int = end) -> torch.Tensor:
+            return _restricted_logprobs(head(rows).float(), target_ids[start:end], allowed[start:end])
+
+        rows = hidden[start:end]
+        if torch.is_grad_enabled() and rows.requires_grad:
+            pieces.append(checkpoint(score, rows, use_reentrant=False))
+        else:
+            pieces.append(score(rows))
+    return torch.cat(pieces) if pieces else hidden.new_zeros(0, dtype=torch.float32)
 
 
 def _restricted_logprobs(
