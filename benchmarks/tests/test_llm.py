@@ -121,3 +121,53 @@ def test_http_client_says_what_is_wrong_when_the_server_is_down():
         OpenAIChat("127.0.0.1:8000", "m")
     with pytest.raises(ValueError, match="needs model="):
         make_factory("llm", {})
+
+
+# ---- SmolLM2-135M-Instruct: the real tokenizer, chat template and weights ------------------------
+REAL = EnvSpec("WebShop-Mini-Text-v0", "test", {"max_steps": 3})
+
+
+def _steps(record):
+    return record["trajectory"][1:]
+
+
+def test_smollm2_prompt_is_chatml_from_its_own_template(smollm2):
+    from benchmarks.agents.llm import TransformersChat
+
+    backend = TransformersChat(str(smollm2), max_new_tokens=4)
+    info = {"instruction": "red shoes", "available_actions": ["search[<query>]"], "steps_left": 15}
+    messages = LLMAgent(backend).conversation("WebShop [SEP] Search", info)
+    prompt = backend.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
+    assert prompt.startswith("<|im_start|>system\nYou are a shopping agent")
+    assert prompt.endswith("<|im_start|>assistant\n") and "Steps left: 15" in prompt
+
+
+@pytest.mark.parametrize("think", [False, True], ids=["action-only", "thought-then-action"])
+def test_smollm2_constrained_answers_are_always_available_actions(smollm2, think):
+    import torch
+
+    torch.manual_seed(0)
+    options = {"model": str(smollm2), "constrained": "true", "think": str(think), "cpu_threads": "1"}
+    options["max_new_tokens"] = "24" if think else "48"
+    records = run_agent("llm", make_factory("llm", options), REAL, episodes=1, n_envs=1, progress=False)
+    (record,) = records
+    steps = _steps(record)
+    assert len(steps) == 3 and record["invalid_actions"] == 0
+    for step in steps:
+        output = step["model_output"]
+        assert output.endswith("</action>") and action_from_answer(output) == step["action"]
+        assert output.startswith("<think>") == think
+    # The first page has only the search bar: the answer is a whole search, query closed.
+    assert re.fullmatch(r"search\[[^\[\]<\n]+\]", steps[0]["action"])
+
+
+def test_smollm2_free_text_plays_and_counts_what_it_cannot_read(smollm2):
+    options = {"model": str(smollm2), "think": "true", "max_new_tokens": "32", "cpu_threads": "1"}
+    records = run_agent("llm", make_factory("llm", options), REAL, episodes=1, n_envs=1, progress=False)
+    steps = _steps(records[0])
+    assert 1 <= len(steps) <= 3
+    for step in steps:
+        assert isinstance(step["model_output"], str) and step["model_output"]
+        assert step["action"] == action_from_answer(step["model_output"])
+        assert bool(step["action_error"]) or step["action"]
+    assert records[0]["invalid_actions"] == sum(bool(s["action_error"]) for s in steps)
