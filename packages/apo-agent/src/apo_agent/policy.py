@@ -253,15 +253,16 @@ class LMPolicy:
         targets = agent[:, first:].to(self.device)  # tokens scored by column c - 1
         target_ids = inputs["input_ids"][:, first:][targets]
         allowed = [a for sequence in sequences for a in sequence.agent_allowed()]
-        parts = self._decoder_and_head() if self.logit_chunk else None
+        chunk = self.logit_chunk
+        parts = self._decoder_and_head() if chunk else None
         with self._autocast():
-            if parts is None:
+            if parts is None or chunk is None:
                 picked = self._logits(inputs, keep)[:, :-1][targets].float()
                 logprobs = _restricted_logprobs(picked, target_ids, allowed)
             else:
                 decoder, head = parts
                 hidden = decoder(**inputs, use_cache=False).last_hidden_state[:, first - 1 : -1][targets]
-                logprobs = _chunked_logprobs(head, hidden, target_ids, allowed, self.logit_chunk)
+                logprobs = _chunked_logprobs(head, hidden, target_ids, allowed, chunk)
         return list(torch.split(logprobs, targets.sum(dim=1).tolist()))
 
     def _decoder_and_head(self) -> tuple[Any, Any] | None:
