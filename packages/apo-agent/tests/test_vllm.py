@@ -232,3 +232,62 @@ def test_lora_weights_are_merged_when_synced(policy, engine):
         assert float((base - adapted).abs().mean()) > 1e-2
     finally:
         engine.sync_weights(policy.model)
+
+
+def test_the_trainer_rolls_out_on_vllm_and_keeps_it_in_step(policy, tmp_path):
+    """Stage 1 and a Stage 2 step with ``rollout_engine="vllm"``: the run's engine is vLLM, it
+    is synced after the optimizer step, and then samples from the trained weights."""
+    from apo_agent.config import TrainConfig
+    from apo_agent.trainer import estimate_training_values, goal_pool, optimise_online, set_up
+
+    model_dir = tmp_path / "start"
+    policy.save(model_dir)
+    config = TrainConfig(
+        output_dir=str(tmp_path / "run"),
+        model=str(model_dir),
+        device="cpu",
+        rollout_engine="vllm",
+        context="last_observation",
+        system_prompt=False,
+        think=False,
+        constrain_actions=True,
+        search_query="instruction",
+        max_observation_chars=200,
+        max_new_tokens=48,
+        max_prompt_tokens=1024,
+        max_steps=2,
+        reward="shaped",  # a search that shows the goal's product already earns a return:
+        shaping_discount=0.5,  # the update has something to regress on
+        num_envs=2,
+        train_goals=2,
+        reference_samples=2,
+        steps=1,
+        episodes_per_step=2,
+        learning_rate=1e-4,
+        micro_batch_episodes=1,
+        checkpoint_every=0,
+        progress=False,
+    )
+    run = set_up(config, config.model)
+    assert isinstance(run.engine, VLLMEngine)
+    try:
+        run.values = estimate_training_values(run)
+        assert len(run.values) == 2 and all(len(v.rewards) == 2 for v in run.values.values())
+        synced = []
+        sync = run.engine.sync_weights
+        run.engine.sync_weights = lambda model: (synced.append(model), sync(model))[1]
+        optimise_online(run, goal_pool(run))
+        assert synced == [run.policy.model] * config.steps  # after every optimizer step
+        encoder = encoder_for(run.policy.tokenizer)
+        prompts = [EpisodeContext(encoder).prompt(observation, info) for observation, info in pages()]
+        samples = run.engine.sample(prompts, max_new_tokens=16, temperature=1.0)
+        sequences = []
+        for prompt, sample in zip(prompts, samples, strict=True):
+            sequence = TokenSequence()
+            sequence.extend(prompt, agent=False)
+            sequence.extend(sample.ids, agent=True, logprobs=sample.logprobs)
+            sequences.append(sequence)
+        mean, largest, _ = log_prob_gap(run.policy, sequences)
+        assert mean < MEAN_TOLERANCE and largest < MAX_TOLERANCE
+    finally:
+        run.engine.close()
