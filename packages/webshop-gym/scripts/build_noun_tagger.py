@@ -1,0 +1,137 @@
+"""Builds ``webshop_gym/noun_tagger.json.gz``: spaCy's tokenizer rules and a tagger distilled from spaCy.
+
+    python packages/webshop-gym/scripts/build_noun_tagger.py --model en_core_web_lg \\
+        [--data ../shared/webshop-1k] [--folds 2]
+
+Run it where spaCy and the model are installed (``pip install 'webshop-gym[spacy]'``,
+``python -m spacy download en_core_web_lg``, or any English spaCy 3 pipeline by name or
+folder). It writes what `webshop_gym.noun_tagger` needs to find the nouns of product names
+the way spaCy does, without spaCy:
+
+* the model's English tokenizer rules: its prefix, suffix, infix and URL patterns and
+  its special cases (spaCy's own regular expressions, run by the same algorithm);
+* an averaged perceptron (Collins 2002), trained on the model's NOUN/PROPN decisions for
+  every token of the catalogue's product names, with features of the word, its shape
+  and affixes and its neighbours.
+
+With ``--folds N`` it also tags every name with a model trained on the other folds only
+(``--held-out`` saves those nouns; ``benchmarks/reward_agreement.py --held-out`` turns them
+into rewards): how the tagger does on names it has not seen.
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+import random
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[3]
+sys.path.insert(0, str(ROOT / "packages" / "webshop-gym" / "src"))
+
+from webshop_gym.data.catalog import load_catalog  # noqa: E402
+from webshop_gym.noun_tagger import DATA_FILE, NOUN_TAGS, NounTagger, features  # noqa: E402
+
+DEFAULT_DATA = ROOT.parent / "shared" / "webshop-1k"
+EPOCHS = 12
+
+
+def tokenizer_rules(nlp: object) -> dict:
+    """The pipeline's tokenizer as data: its patterns and special cases."""
+    tokenizer = nlp.tokenizer  # type: ignore[attr-defined]
+    specials = {text: [token[65] for token in tokens] for text, tokens in tokenizer.rules.items()}  # 65: ORTH
+    return {
+        "prefix": tokenizer.prefix_search.__self__.pattern,
+        "suffix": tokenizer.suffix_search.__self__.pattern,
+        "infix": tokenizer.infix_finditer.__self__.pattern,
+        "url": tokenizer.url_match.__self__.pattern if tokenizer.url_match else None,
+        "token_match": tokenizer.token_match.__self__.pattern if tokenizer.token_match else None,
+        "specials": specials,
+    }
+
+
+def train(sentences: list[tuple[list[str], list[bool]]], seed: int = 0) -> dict[str, float]:
+    """Averaged-perceptron weights (feature -> weight) for "is a noun"."""
+    weights: dict[str, float] = {}
+    totals: dict[str, float] = {}
+    stamps: dict[str, int] = {}
+    step = 0
+    examples = [(tokens, i, label) for tokens, labels in sentences for i, label in enumerate(labels)]
+    rng = random.Random(seed)
+    for _ in range(EPOCHS):
+        rng.shuffle(examples)
+        for tokens, i, label in examples:
+            step += 1
+            found = features(tokens, i)
+            if (sum(weights.get(f, 0.0) for f in found) > 0) == label:
+                continue
+            change = 1.0 if label else -1.0
+            for f in found:
+                totals[f] = totals.get(f, 0.0) + (step - stamps.get(f, 0)) * weights.get(f, 0.0)
+                stamps[f] = step
+                weights[f] = weights.get(f, 0.0) + change
+    averaged = {}
+    for f, w in weights.items():
+        total = totals.get(f, 0.0) + (step - stamps.get(f, 0)) * w
+        if abs(total / step) >= 1e-3:
+            averaged[f] = round(total / step, 3)
+    return averaged
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--model", default="en_core_web_lg", help="spaCy model name or folder")
+    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the official 1k files")
+    parser.add_argument("--folds", type=int, default=0, help="also tag names with models not trained on them")
+    parser.add_argument("--held-out", type=Path, help="where --folds writes those nouns (JSON)")
+    parser.add_argument("--out", type=Path, default=DATA_FILE)
+    args = parser.parse_args()
+    import spacy
+
+    nlp = spacy.load(args.model)
+    catalog = load_catalog(args.data)
+    names = sorted({product.name for product in catalog})
+
+    def tagged(texts: list[str]) -> list[tuple[list[str], list[bool]]]:
+        return [([t.text for t in doc], [t.pos_ in NOUN_TAGS for t in doc]) for doc in nlp.pipe(texts)]
+
+    sentences = tagged(names)
+    rules = tokenizer_rules(nlp)
+    data = {
+        "model": f"{nlp.meta['lang']}_{nlp.meta['name']}-{nlp.meta['version']}",
+        "spacy": spacy.__version__,
+        "trained_on": f"the {len(names)} product names of {args.data.name}",
+        "tokenizer": rules,
+        "weights": train(sentences),
+    }
+    args.out.write_bytes(gzip.compress(json.dumps(data, sort_keys=True).encode(), mtime=0))
+    tagger = NounTagger.from_data(data)
+    same_tokens = sum(tagger.tokenize(n) == tokens for n, (tokens, _) in zip(names, sentences, strict=True))
+    same_nouns = sum(
+        tagger.nouns(n) == tuple(t.lower() for t, noun in zip(*s, strict=True) if noun)
+        for n, s in zip(names, sentences, strict=True)
+    )
+    print(f"{args.out}: {args.out.stat().st_size:,} bytes, {len(data['weights']):,} features")
+    print(f"tokens equal spaCy's on {same_tokens}/{len(names)} names, nouns on {same_nouns}/{len(names)}")
+    if args.folds > 1:
+        order = list(range(len(names)))
+        random.Random(1).shuffle(order)
+        held_out: dict[str, tuple[str, ...]] = {}
+        for fold in range(args.folds):
+            test = set(order[fold :: args.folds])
+            weights = train([s for i, s in enumerate(sentences) if i not in test])
+            fold_tagger = NounTagger.from_data({**data, "weights": weights})
+            held_out.update({names[i]: fold_tagger.nouns(names[i]) for i in test})
+        same = sum(
+            held_out[n] == tuple(t.lower() for t, noun in zip(*s, strict=True) if noun)
+            for n, s in zip(names, sentences, strict=True)
+        )
+        print(f"{args.folds}-fold held out: nouns equal spaCy's on {same}/{len(names)} names")
+        if args.held_out:
+            args.held_out.write_text(json.dumps(held_out))
+
+
+if __name__ == "__main__":
+    main()
