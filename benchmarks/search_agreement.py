@@ -4,11 +4,13 @@
 
 Over the official 1,000-product set, for the 622 queries of
 ``reference_bm25_hits_1000.jsonl`` (top-50 hits of the original's Lucene index), prints per
-backend the share of queries whose top 10 are the same asins in the same order (the
-agreement the Lucene tests hold at >= 95%), the same ten as a set, and the whole top 50 in
-order. With the lucene extra installed it also prints how often the embedded analyzer
-(`webshop_gym.search.analysis.analyze`) gives exactly the terms of Lucene's analyzer.
-Without the extra, the Lucene rows say what to install.
+backend the share of queries whose top 10 are the same asins in the same order, the same
+ten as a set, the whole top 50 in order, and the whole top 50 in order with every score
+equal to the reference's four decimals (for the backends that report scores). Backends:
+``bm25`` (the default, embedded), ``bm25s`` and ``lucene``. With the lucene extra installed
+it also prints how often the embedded analyzer (`webshop_gym.search.analysis.analyze`)
+gives exactly the terms of Lucene's analyzer. Without the extra, the Lucene rows say what
+to install.
 """
 
 from __future__ import annotations
@@ -28,15 +30,28 @@ from webshop_gym.search.engines import SearchEngine, build_engine
 DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "webshop-1k"
 
 
-def agreement(engine: SearchEngine, references: list[dict]) -> dict[str, int]:
-    """Counts of queries whose hits agree with the reference, three ways."""
-    counts = {"top-10 in order": 0, "top-10 as a set": 0, "top-50 in order": 0}
+COLUMNS = ("top-10 in order", "top-10 as a set", "top-50 in order", "top-50 + scores")
+
+
+def agreement(engine: SearchEngine, references: list[dict]) -> dict[str, int | None]:
+    """Counts of queries whose hits agree with the reference, four ways (None: no scores)."""
+    scored = getattr(engine, "scored_search", None)
+    counts: dict[str, int | None] = dict.fromkeys(COLUMNS, 0)
+    if scored is None:
+        counts["top-50 + scores"] = None
     for record in references:
         expected = [asin for asin, _ in record["hits"]]
         hits = engine.search(record["query"], 50)
-        counts["top-10 in order"] += hits[:10] == expected[:10]
-        counts["top-10 as a set"] += set(hits[:10]) == set(expected[:10])
-        counts["top-50 in order"] += hits == expected
+        counts["top-10 in order"] += hits[:10] == expected[:10]  # type: ignore[operator]
+        counts["top-10 as a set"] += set(hits[:10]) == set(expected[:10])  # type: ignore[operator]
+        counts["top-50 in order"] += hits == expected  # type: ignore[operator]
+        if scored is not None:
+            # pyserini's scores: four decimals, minus 1e-6 for each tie before them.
+            pairs = scored(record["query"], 50)
+            counts["top-50 + scores"] += [a for a, _ in pairs] == expected and all(  # type: ignore[operator]
+                abs(score - reference) <= 1e-4
+                for (_, score), (_, reference) in zip(pairs, record["hits"], strict=True)
+            )
     return counts
 
 
@@ -61,8 +76,8 @@ def main() -> None:
         references = [json.loads(line) for line in f]
     n = len(references)
     print(f"{len(catalog)} products, {n} reference queries (top-50 Lucene hits of the original)")
-    print(f"{'backend':<8} {'top-10 in order':>18} {'top-10 as a set':>18} {'top-50 in order':>18}")
-    for name in ("bm25s", "lucene"):
+    print(f"{'backend':<8} " + " ".join(f"{column:>18}" for column in COLUMNS))
+    for name in ("bm25", "bm25s", "lucene"):
         start = time.perf_counter()
         try:
             engine = build_engine(catalog, name)
@@ -70,7 +85,9 @@ def main() -> None:
         except (ImportError, RuntimeError) as error:
             print(f"{name:<8} not available: {error}")
             continue
-        cells = " ".join(f"{f'{c}/{n} ({100 * c / n:.1f}%)':>18}" for c in counts.values())
+        cells = " ".join(
+            f"{f'{c}/{n} ({100 * c / n:.1f}%)' if c is not None else '-':>18}" for c in counts.values()
+        )
         print(f"{name:<8} {cells}   [{time.perf_counter() - start:.1f} s]")
     try:
         documents = [search_document(p) for p in catalog]

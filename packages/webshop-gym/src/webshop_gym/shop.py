@@ -42,6 +42,24 @@ Where this deliberately differs from the original:
   argument, so an option value with upper-case letters could never be selected.
 - Invalid actions come back as an error message instead of a silent no-op.
 
+What still differs from the original by default, outside the pages' text:
+
+- ``info["available_actions"]`` on an item page lists the clickables in page order; the
+  original lists its buttons first, then the option values (the same set on every page).
+- Search: the default engine ranks as the original's Lucene (the same top 50 and scores
+  on all 622 reference queries of the 1k set, the same top 50 on 1,000 of 1,000 queries at
+  1.18M products; `webshop_gym.search.bm25_index`). What can still differ: text in scripts
+  other than Latin, Greek and Cyrillic is segmented more roughly than Lucene's UAX #29
+  tokenizer does (`webshop_gym.search.analysis`); a query of more than 1,024 distinct
+  terms gets hits where the original's Lucene raised an error; the ``"bm25s"`` and
+  ``"rank_bm25"`` engines rank their own way.
+- Rewards: with spaCy and a model installed, r_type uses spaCy's nouns as the original
+  does (``en_core_web_lg`` for the paper's rewards); without, `webshop_gym.reward.approx_nouns`
+  gives spaCy's reward on 99.99% of purchases over the 1k catalogue, whose names it learnt
+  from, and about 98% over names it has not seen (against ``en_core_web_sm``;
+  ``benchmarks/results/reward_agreement.md``). ``info["reward_breakdown"]["noun_extractor"]``
+  says which ran.
+
 Kept from the original, though odd: ``click[search]`` is never an action (the original
 refuses it on every page, so an option whose value is "search" cannot be selected); an
 option value that equals a button's text acts as that button (an option "description"
