@@ -133,7 +133,12 @@ def test_embedded_bm25_scores_are_lucenes_bit_for_bit(
     queries += json.loads((webshop_1k / "human_goals.json").read_text())[:300]
     words = [w for q in queries for w in q.split()]
     rng = random.Random(0)
-    queries += [" ".join(rng.choices(words, k=rng.randint(1, 30))) for _ in range(200)]  # repeated terms
+    queries += [" ".join(rng.choices(words, k=rng.randint(1, 30))) for _ in range(200)]
+    # Words typed 3 to 7 times: one clause boosted by the count, not the count's sum of clauses.
+    queries += [
+        " ".join(w for w in rng.choices(words, k=rng.randint(1, 6)) for _ in range(rng.randint(3, 7)))
+        for _ in range(100)
+    ]
     embedded = build_engine(load_catalog(webshop_1k), "bm25")
     for query in queries:
         top = searcher.search(
