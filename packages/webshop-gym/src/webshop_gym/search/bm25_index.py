@@ -67,7 +67,7 @@ import tempfile
 from array import array
 from collections import Counter
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
@@ -375,6 +375,22 @@ _MARGIN = 1e-5
 _FLOAT32_CLAUSES = 32
 
 
+def _best_few(values: np.ndarray, count: int) -> np.ndarray:
+    """Positions (ascending) of the ``count`` largest ``values`` (all when fewer); cheaper
+    than ``argpartition`` over many values: a cut from every 16th value, then only what
+    passes it."""
+    if len(values) <= count:
+        return np.arange(len(values))
+    if len(values) > 64 * count:
+        # The sample's (count / 8)-th largest: about twice count values pass, rarely fewer.
+        sample = values[::16]
+        cut = np.partition(sample, -(count // 8))[-(count // 8)]
+        passing = np.flatnonzero(values >= cut)
+        if len(passing) >= count:
+            return np.sort(passing[np.argpartition(values[passing], -count)[-count:]])
+    return np.sort(np.argpartition(values, -count)[-count:])
+
+
 def _select(mask: np.ndarray, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """The items of ``arrays`` where ``mask`` holds (the positions found once; numpy's boolean
     indexing, and even ``compress``, cost several times more per array)."""
@@ -405,6 +421,8 @@ class _Clause:
     count: int
     length: int
     bound: float
+    # Its documents and scores, once computed (a repeated term's scores cost a pass).
+    postings: list[tuple[np.ndarray, np.ndarray]] = field(default_factory=list, compare=False, repr=False)
 
 
 @dataclass(frozen=True)
@@ -513,6 +531,11 @@ class BM25Index:
         weight = np.float32(np.float32(count) * lucene_idf(end - start, self.doc_count))
         return docs, term_scores(weight, self._freqs[start:end], self._inverse_norms[self._norms[docs]])
 
+    def _clause_postings(self, clause: _Clause) -> tuple[np.ndarray, np.ndarray]:
+        if not clause.postings:
+            clause.postings.append(self._postings(clause.term, clause.count))
+        return clause.postings[0]
+
     def _max_score(self, term: int, count: int) -> float:
         if count == 1:
             return float(self._max_scores[term])
@@ -559,12 +582,12 @@ class BM25Index:
         docs: np.ndarray
         sums: np.ndarray
         if len(clauses) == 1:
-            postings, scores = self._postings(clauses[0].term, clauses[0].count)
+            postings, scores = self._clause_postings(clauses[0])
             docs, sums = postings.astype(np.intp), scores.astype(np.float64)
         elif sum(c.length for c in clauses) * 16 > self.n_docs:  # many: add up in a dense array
             dense: np.ndarray = np.zeros(self.n_docs, dtype=np.float32 if error else np.float64)
             for clause in clauses:
-                postings, scores = self._postings(clause.term, clause.count)
+                postings, scores = self._clause_postings(clause)
                 # One posting per document and term: no repeated index. (numpy indexes with
                 # intp indices several times faster than with int32 ones.)
                 dense[postings.astype(np.intp)] += scores
@@ -572,7 +595,7 @@ class BM25Index:
             docs = np.flatnonzero(dense >= floor * (1 - error) if floor > 0 else dense != 0)
             return docs, dense[docs].astype(np.float64)
         else:
-            parts = [self._postings(c.term, c.count) for c in clauses]
+            parts = [self._clause_postings(c) for c in clauses]
             unique, inverse = np.unique(np.concatenate([d for d, _ in parts]), return_inverse=True)
             docs, sums = (
                 unique.astype(np.intp),
@@ -591,7 +614,7 @@ class BM25Index:
         ``table``: where to keep a document -> position table between calls (its one item),
         all -1 again on return.
         """
-        postings, scores = self._postings(clause.term, clause.count)
+        postings, scores = self._clause_postings(clause)
         # A lookup costs ~10x what walking one posting does.
         if len(docs) * 12 < len(postings):  # few documents: look each one up
             # Needles of the postings' dtype: otherwise numpy converts all the postings.
@@ -665,7 +688,7 @@ class BM25Index:
         if lookups and len(docs) > k:
             # A better threshold: the scores of the candidates with the best partial sums.
             keep = max(k, self._SEED_DOCUMENTS)
-            best = np.sort(np.argpartition(sums, -keep)[-keep:]) if len(docs) > keep else np.arange(len(docs))
+            best = _best_few(sums, keep)
             exact = sums[best]
             for clause in lookups:
                 self._add_scores(docs[best], clause, exact)
