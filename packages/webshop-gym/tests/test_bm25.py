@@ -183,3 +183,18 @@ def test_an_index_of_the_old_format_asks_for_a_rebuild(webshop_1k: Path, tmp_pat
     # Preparing again (no --force) sees the stale index and rebuilds.
     assert not prepare_catalog(find_inputs(webshop_1k), store, progress=False).skipped
     assert prepare_catalog(find_inputs(webshop_1k), store, progress=False).skipped
+
+
+def test_best_few_finds_the_largest_values_cheaply() -> None:
+    from webshop_gym.search.bm25_index import _best_few
+
+    rng = np.random.default_rng(0)
+    for values in (
+        rng.random(200_000),
+        np.round(rng.random(200_000), 2),  # many ties
+        np.concatenate([np.ones(10), np.zeros(100_000)]),  # fewer large values than asked for
+    ):
+        found = _best_few(values, 256)
+        assert len(found) == 256 and np.all(np.diff(found) > 0)  # ascending positions
+        assert values[found].min() >= np.sort(values)[-256]
+    assert list(_best_few(np.array([3.0, 1.0, 2.0]), 5)) == [0, 1, 2]
