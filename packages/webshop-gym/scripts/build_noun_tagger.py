@@ -36,6 +36,24 @@ from webshop_gym.noun_tagger import DATA_FILE, NOUN_TAGS, NounTagger, features  
 
 DEFAULT_DATA = ROOT.parent / "shared" / "webshop-1k"
 EPOCHS = 12
+# The tokenizer rules are spaCy's, and the tagger learnt from a spaCy model's output.
+SPACY_NOTICE = (
+    "The tokenizer rules (prefix, suffix, infix and URL patterns, special cases) are spaCy's, "
+    "and the weights were learnt from a spaCy English model's tags. spaCy: The MIT License (MIT), "
+    "Copyright (C) 2016-2024 ExplosionAI GmbH, 2016 spaCy GmbH, 2015 Matthew Honnibal. "
+    "Permission is hereby granted, free of charge, to any person obtaining a copy of this software "
+    'and associated documentation files (the "Software"), to deal in the Software without '
+    "restriction, including without limitation the rights to use, copy, modify, merge, publish, "
+    "distribute, sublicense, and/or sell copies of the Software, and to permit persons to whom the "
+    "Software is furnished to do so, subject to the following conditions: The above copyright "
+    "notice and this permission notice shall be included in all copies or substantial portions of "
+    'the Software. THE SOFTWARE IS PROVIDED "AS IS", WITHOUT WARRANTY OF ANY KIND, EXPRESS OR '
+    "IMPLIED, INCLUDING BUT NOT LIMITED TO THE WARRANTIES OF MERCHANTABILITY, FITNESS FOR A "
+    "PARTICULAR PURPOSE AND NONINFRINGEMENT. IN NO EVENT SHALL THE AUTHORS OR COPYRIGHT HOLDERS BE "
+    "LIABLE FOR ANY CLAIM, DAMAGES OR OTHER LIABILITY, WHETHER IN AN ACTION OF CONTRACT, TORT OR "
+    "OTHERWISE, ARISING FROM, OUT OF OR IN CONNECTION WITH THE SOFTWARE OR THE USE OR OTHER "
+    "DEALINGS IN THE SOFTWARE."
+)
 
 
 def tokenizer_rules(nlp: object) -> dict:
@@ -100,6 +118,7 @@ def main() -> None:
     sentences = tagged(names)
     rules = tokenizer_rules(nlp)
     data = {
+        "notice": SPACY_NOTICE,
         "model": f"{nlp.meta['lang']}_{nlp.meta['name']}-{nlp.meta['version']}",
         "spacy": spacy.__version__,
         "trained_on": f"the {len(names)} product names of {args.data.name}",

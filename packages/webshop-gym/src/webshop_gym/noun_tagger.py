@@ -23,6 +23,10 @@ on its own, where spaCy reads the whole name (its tagger is a neural network ove
 sentence), and the tokenizer skips spaCy's rarely used special-case matching across
 affixes.
 
+The tokenizer rules in the data file are spaCy's (MIT License, Copyright (C) 2016-2024
+ExplosionAI GmbH, 2016 spaCy GmbH, 2015 Matthew Honnibal; the file's ``notice`` holds the
+licence text).
+
 >>> tagger = NounTagger.load()
 >>> tagger.tokenize("Women's T-Shirt, 100g (Pack of 2)")
 ['Women', "'s", 'T', '-', 'Shirt', ',', '100', 'g', '(', 'Pack', 'of', '2', ')']
