@@ -21,7 +21,7 @@ import torch
 
 from apo_agent.constrained import ActionConstraint, Allowed, stop_token_ids
 from apo_agent.context import TokenSequence
-from apo_agent.generation import sample_batch
+from apo_agent.generation import Sample, sample_batch
 
 # Padded tokens per forward pass when scoring many sequences (memory vs. speed).
 MAX_BATCH_TOKENS = 16_384
@@ -165,24 +165,23 @@ class LMPolicy:
             return torch.autocast("cuda", dtype=torch.bfloat16)
         return contextlib.nullcontext()
 
-    def generate(
+    def sample(
         self,
         prompts: Sequence[Sequence[int]],
         max_new_tokens: int,
         temperature: float,
         constraints: Sequence[ActionConstraint | None] | None = None,
-    ) -> list[list[int]]:
-        """Samples one answer per prompt (in one left-padded batch); returns the new ids.
+    ) -> list[Sample]:
+        """Samples one answer per prompt (in one left-padded batch): its ids and their log-probs.
 
         Each answer ends at its first stop token (kept) or after ``max_new_tokens``.
         ``temperature == 0`` decodes greedily; otherwise tokens come from the full softmax
         (no top-k / top-p), so the answer's probability is exactly what `token_logprobs` scores.
         ``constraints`` (one per prompt, or None) restrict each answer to its page's actions;
-        the softmax is then over the allowed tokens (`apo_agent.constrained`). Rollouts sample
-        through `apo_agent.engines` (this method is its transformers backend, without the
-        log-probs: `apo_agent.generation.sample_batch`).
+        the softmax is then over the allowed tokens (`apo_agent.constrained`). This is the
+        transformers backend of `apo_agent.engines` (`apo_agent.generation.sample_batch`).
         """
-        samples = sample_batch(
+        return sample_batch(
             self.model,
             prompts,
             stop_ids=self.stop_ids,
@@ -193,7 +192,16 @@ class LMPolicy:
             constraints=constraints,
             bf16=self.bf16,
         )
-        return [sample.ids for sample in samples]
+
+    def generate(
+        self,
+        prompts: Sequence[Sequence[int]],
+        max_new_tokens: int,
+        temperature: float,
+        constraints: Sequence[ActionConstraint | None] | None = None,
+    ) -> list[list[int]]:
+        """The ids of `sample`'s answers."""
+        return [sample.ids for sample in self.sample(prompts, max_new_tokens, temperature, constraints)]
 
     # ---- scoring ---------------------------------------------------------------------------
     def token_logprobs(self, sequences: Sequence[TokenSequence]) -> list[torch.Tensor]:

@@ -10,12 +10,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from apo_agent.constrained import ActionConstraint
-from apo_agent.generation import Sample, sample_batch
+from apo_agent.generation import Sample
 from apo_agent.policy import LMPolicy
 
 
 class TransformersEngine:
-    """Samples with ``policy.model.generate`` (`apo_agent.generation.sample_batch`)."""
+    """Samples with the policy's own model (`LMPolicy.sample`)."""
 
     def __init__(self, policy: LMPolicy) -> None:
         self.policy = policy
@@ -32,18 +32,7 @@ class TransformersEngine:
         temperature: float,
         constraints: Sequence[ActionConstraint | None] | None = None,
     ) -> list[Sample]:
-        policy = self.policy
-        return sample_batch(
-            policy.model,
-            prompts,
-            stop_ids=policy.stop_ids,
-            pad_id=policy.pad_id,
-            device=policy.device,
-            max_new_tokens=max_new_tokens,
-            temperature=temperature,
-            constraints=constraints,
-            bf16=policy.bf16,
-        )
+        return self.policy.sample(prompts, max_new_tokens, temperature, constraints)
 
     def sync_weights(self, model: Any) -> None:
         """Nothing to do when ``model`` is the policy's own model (it samples with it);
