@@ -22,14 +22,13 @@ from __future__ import annotations
 import argparse
 import json
 import resource
-import shlex
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
-from benchmarks.machine import describe_machine
+from benchmarks.machine import markdown_record
 
 # name: (lora_rank, logit_chunk (0: full logits), gradient checkpointing, episodes per micro-batch, context)
 SETTINGS: dict[str, tuple[int, int, bool, int, str]] = {
@@ -148,21 +147,12 @@ def main(argv: list[str] | None = None) -> None:
             f"{r['peak_rss_gib']:.2f} | {r['rss_after_load_gib']:.2f} | {r['update_s']:.1f} | "
             f"{r['loss']:.4f} |"
         )
-    command = "python -m benchmarks.apo_memory " + shlex.join(argv if argv is not None else sys.argv[1:])
-    text = "\n".join(
-        [
-            f"# One A*PO update of {args.model} on CPU: peak memory",
-            "",
-            f"{args.turns} turns of {args.prompt} prompt + {args.answer} agent tokens per episode; "
-            "one torch thread.",
-            "",
-            *lines,
-            "",
-            f"```bash\n{command}\n```",
-            f"machine: {describe_machine()}",
-            "",
-        ]
+    title = f"# One A*PO update of {args.model} on CPU: peak memory"
+    shape_line = (
+        f"{args.turns} turns of {args.prompt} prompt + {args.answer} agent tokens per episode; "
+        "one torch thread."
     )
+    text = markdown_record(title, [shape_line, "", *lines], "benchmarks.apo_memory", argv)
     if args.out is not None:
         args.out.write_text(text)
     print(text)

@@ -14,13 +14,11 @@ the preset's counts.
 from __future__ import annotations
 
 import argparse
-import shlex
 import statistics
-import sys
 import time
 from pathlib import Path
 
-from benchmarks.machine import describe_machine
+from benchmarks.machine import markdown_record
 
 
 def clocks() -> tuple[float, float]:
@@ -140,18 +138,8 @@ def main(argv: list[str] | None = None) -> None:
     lines += ["", "| the `smollm2-cpu` preset, estimated | CPU hours |", "|---|---:|"]
     lines += [f"| {name} | {seconds / 3600:.1f} |" for name, seconds in estimate.items()]
     lines.append(f"| total | {sum(estimate.values()) / 3600:.1f} |")
-    command = "python -m benchmarks.smollm2_costs " + shlex.join(argv if argv is not None else sys.argv[1:])
-    text = "\n".join(
-        [
-            "# SmolLM2-135M-Instruct on CPU: costs of the smollm2-cpu preset",
-            "",
-            *lines,
-            "",
-            f"```bash\n{command}\n```",
-            f"machine: {describe_machine()}",
-            "",
-        ]
-    )
+    title = "# SmolLM2-135M-Instruct on CPU: costs of the smollm2-cpu preset"
+    text = markdown_record(title, lines, "benchmarks.smollm2_costs", argv)
     if args.out is not None:
         args.out.write_text(text)
     print(text)
