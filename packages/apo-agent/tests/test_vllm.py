@@ -24,6 +24,7 @@ import webshop_gym  # noqa: F401
 from apo_agent.context import EpisodeContext, PromptEncoder, TokenSequence
 from apo_agent.engines import TransformersEngine, make_engine
 from apo_agent.engines.vllm import VLLMEngine
+from apo_agent.generation import Sample
 from apo_agent.policy import LMPolicy, add_lora
 from apo_agent.pretrained import materialise_smollm2
 from apo_agent.rollout import collect_episodes
@@ -75,6 +76,17 @@ def pages() -> list[tuple[str, dict]]:
 
 def action_from_answer(text: str) -> str | None:
     return parse_model_output(text).action
+
+
+def answered(prompts: list[list[int]], samples: list[Sample]) -> list[TokenSequence]:
+    """Each prompt followed by its sampled answer (agent tokens, with the sampled log-probs)."""
+    sequences = []
+    for prompt, sample in zip(prompts, samples, strict=True):
+        sequence = TokenSequence()
+        sequence.extend(prompt, agent=False)
+        sequence.extend(sample.ids, agent=True, logprobs=sample.logprobs)
+        sequences.append(sequence)
+    return sequences
 
 
 def log_prob_gap(policy: LMPolicy, sequences: list[TokenSequence]) -> tuple[float, float, int]:
@@ -191,12 +203,7 @@ def test_weights_sync_in_place(policy, engine):
         perturbed = [s.ids for s in engine.sample(prompts, **greedy)]
         assert perturbed != before
         samples = engine.sample(prompts, max_new_tokens=16, temperature=1.0)
-        sequences = []
-        for prompt, sample in zip(prompts, samples, strict=True):
-            sequence = TokenSequence()
-            sequence.extend(prompt, agent=False)
-            sequence.extend(sample.ids, agent=True, logprobs=sample.logprobs)
-            sequences.append(sequence)
+        sequences = answered(prompts, samples)
         mean, largest, tokens = log_prob_gap(policy, sequences)
         print(f"after sync, {tokens} tokens: mean |diff| {mean:.2e}, max {largest:.2e}")
         assert mean < MEAN_TOLERANCE and largest < MAX_TOLERANCE
@@ -218,12 +225,7 @@ def test_lora_weights_are_merged_when_synced(policy, engine):
     try:
         engine.sync_weights(model)
         samples = engine.sample(prompts, max_new_tokens=16, temperature=1.0)
-        sequences = []
-        for prompt, sample in zip(prompts, samples, strict=True):
-            sequence = TokenSequence()
-            sequence.extend(prompt, agent=False)
-            sequence.extend(sample.ids, agent=True, logprobs=sample.logprobs)
-            sequences.append(sequence)
+        sequences = answered(prompts, samples)
         mean, largest, _ = log_prob_gap(lora_policy, sequences)
         assert mean < MEAN_TOLERANCE and largest < MAX_TOLERANCE
         with torch.no_grad():  # the adapters matter: the base weights score these tokens otherwise
@@ -281,12 +283,7 @@ def test_the_trainer_rolls_out_on_vllm_and_keeps_it_in_step(policy, tmp_path):
         encoder = encoder_for(run.policy.tokenizer)
         prompts = [EpisodeContext(encoder).prompt(observation, info) for observation, info in pages()]
         samples = run.engine.sample(prompts, max_new_tokens=16, temperature=1.0)
-        sequences = []
-        for prompt, sample in zip(prompts, samples, strict=True):
-            sequence = TokenSequence()
-            sequence.extend(prompt, agent=False)
-            sequence.extend(sample.ids, agent=True, logprobs=sample.logprobs)
-            sequences.append(sequence)
+        sequences = answered(prompts, samples)
         mean, largest, _ = log_prob_gap(run.policy, sequences)
         assert mean < MEAN_TOLERANCE and largest < MAX_TOLERANCE
     finally:
