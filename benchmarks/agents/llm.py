@@ -21,12 +21,19 @@ Backends:
   apo-agent trains with; the search query stays free, or is the instruction with
   ``search_query="instruction"``). With thoughts on, the model first thinks freely after
   ``<think>`` up to ``</think>`` (or ``max_new_tokens``), then the action is constrained.
+  With ``reuse_prefix=True`` each prompt starts from the KV cache of the longest token
+  prefix it shares with an earlier sequence (`PrefixCaches`), so the system prompt, the
+  history still in the window and a thought are not read again; ``token_counts`` says how
+  many prompt tokens were sent and how many the model computed
+  (``python -m benchmarks.prompt_tokens`` measures both ways).
 * `OpenAIChat`: ``POST {base_url}/chat/completions`` with the standard library only
   (a vLLM server, llama.cpp, any OpenAI-compatible service); slots are asked in parallel.
 """
 
 from __future__ import annotations
 
+import copy
+import inspect
 import json
 import os
 import time
@@ -72,6 +79,88 @@ class ChatBackend(Protocol):
         (after a free thought when ``think``)."""
 
 
+@dataclass
+class TokenCounts:
+    """What a `TransformersChat` has read and written so far.
+
+    Attributes:
+        sent: Prompt tokens asked about (every turn's whole prompt, padding left out).
+        processed: Prompt positions the model computed: ``sent`` less what came from a
+            reused cache, plus the padding of batched prompts (it is computed too).
+        generated: Answer positions the model computed (in a batch every row runs until the
+            last one stops, so a finished row's padding counts too).
+    """
+
+    sent: int = 0
+    processed: int = 0
+    generated: int = 0
+
+
+class PrefixCaches:
+    """KV caches of recent token sequences, for prompts that start the same way.
+
+    Under a chat template a conversation grows by appending while no turn drops out of
+    the history: the next prompt starts with the previous prompt and its answer, and every
+    prompt starts with the system prompt (and the first user turn with the instruction).
+    A prompt takes a copy of the stored cache that shares the longest token prefix with it,
+    cut to that prefix: those keys and values belong to the same tokens at the same
+    positions as a fresh pass would compute, so only the rest is computed. When older
+    turns drop out (``history_turns``) or the prompt is cut on the left, the common prefix
+    shrinks (often to the system prompt) and the rest is computed again. Tokens are
+    compared, not text: an answer the template tokenizes differently from how it was
+    generated is reused only up to the first differing token.
+
+    Keeps ``capacity`` caches (`TransformersChat`: two per conversation of its largest
+    batch), least recently used dropped first, and drops a cache whose tokens start a newer
+    one (a thought's cache once the action after it is kept).
+    """
+
+    def __init__(self, capacity: int = 2) -> None:
+        self.capacity = capacity
+        self._entries: list[tuple[Any, Any]] = []  # (token ids, 1-D tensor; cache over them)
+
+    def take(self, ids: Any) -> tuple[Any, int]:
+        """A fresh cache for the prompt ``ids`` (1-D tensor) and how many of its tokens it holds.
+
+        The prompt's last token is never taken from a cache: the model reads it to predict.
+        """
+        from transformers import DynamicCache
+
+        best, length = -1, 0
+        for index, (known, _) in enumerate(self._entries):
+            common = _common_prefix(known, ids)
+            if common > length:
+                best, length = index, common
+        length = min(length, len(ids) - 1)
+        if best < 0 or length <= 0:
+            return DynamicCache(), 0
+        entry = self._entries.pop(best)
+        self._entries.append(entry)  # most recently used last
+        cache = copy.deepcopy(entry[1])
+        extra = cache.get_seq_length() - length
+        if extra > 0:
+            cache.crop(-extra)  # negative: drop that many from the end (every transformers version)
+        return cache, length
+
+    def keep(self, ids: Any, cache: Any) -> None:
+        """Stores ``cache``, which holds the first ``cache.get_seq_length()`` tokens of ``ids``."""
+        ids = ids[: cache.get_seq_length()]
+        self._entries = [
+            (known, kept)
+            for known, kept in self._entries
+            if not (len(known) <= len(ids) and _common_prefix(known, ids) == len(known))
+        ]
+        self._entries.append((ids, cache))
+        del self._entries[: max(0, len(self._entries) - self.capacity)]
+
+
+def _common_prefix(a: Any, b: Any) -> int:
+    """How many leading tokens two 1-D id tensors share."""
+    n = min(len(a), len(b))
+    differ = (a[:n] != b[:n]).nonzero()
+    return int(differ[0]) if len(differ) else n
+
+
 class TransformersChat:
     """A transformers causal LM with its chat template.
 
@@ -83,6 +172,13 @@ class TransformersChat:
         device: ``"cpu"``, ``"cuda"``, ... (default: cuda when available).
         dtype: Torch dtype name for the weights (``"float32"``, ``"bfloat16"``, ``"auto"``).
         constrained: Answer only with the page's actions (needs ``pages`` in `complete`).
+        reuse_prefix: Start each prompt from the cached keys and values of the longest
+            token prefix it shares with an earlier sequence (`PrefixCaches`). Prompts are
+            then generated one at a time, not in a left-padded batch: a row's cached
+            prefix would have to sit at the same padded positions in every row, which
+            prompts of different lengths never do. One at a time gives up batching (worth
+            most on a GPU with many slots); greedy answers are the same either way
+            (sampled ones draw in another order).
     """
 
     def __init__(
@@ -94,6 +190,7 @@ class TransformersChat:
         device: str | None = None,
         dtype: str = "auto",
         constrained: bool = False,
+        reuse_prefix: bool = False,
     ) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -121,6 +218,12 @@ class TransformersChat:
         limit = getattr(self.model.config, "max_position_embeddings", None) or self.tokenizer.model_max_length
         self.max_prompt_tokens = max(16, min(int(limit), 1 << 20) - 2 * max_new_tokens)
         self.constrained = constrained
+        self.reuse_prefix = reuse_prefix
+        self.prefixes = PrefixCaches()
+        self.token_counts = TokenCounts()
+        # Recent transformers call generate's cache argument ``cache``, older ones ``past_key_values``.
+        forward = inspect.signature(self.model.forward).parameters
+        self._cache_argument = "cache" if "cache" in forward else "past_key_values"
         self._vocabulary: Any = None
         if constrained:
             from apo_agent.constrained import ActionVocabulary, stop_token_ids
@@ -138,7 +241,7 @@ class TransformersChat:
         import torch
 
         prompts = [
-            self.tokenizer.apply_chat_template(list(c), tokenize=False, add_generation_prompt=True)
+            str(self.tokenizer.apply_chat_template(list(c), tokenize=False, add_generation_prompt=True))
             for c in conversations
         ]
         if self.temperature > 0 and seed is not None:
@@ -170,7 +273,25 @@ class TransformersChat:
         constraints: Sequence[Any] | None = None,
         stop_strings: list[str] | None = None,
     ) -> list[str]:
-        """The continuations of ``prompts`` (chat-templated text) in one left-padded batch."""
+        """The continuations of ``prompts`` (chat-templated text): in one left-padded batch,
+        or with ``reuse_prefix`` one at a time, each from its cached prefix."""
+        if not self.reuse_prefix:
+            return self._generate_batch(prompts, constraints, stop_strings)
+        # Two caches a conversation: the one it reuses and the one it leaves for its next turn.
+        self.prefixes.capacity = max(self.prefixes.capacity, 2 * len(prompts))
+        rows = constraints if constraints is not None else [None] * len(prompts)
+        return [
+            self._generate_batch([prompt], None if row is None else [row], stop_strings)[0]
+            for prompt, row in zip(prompts, rows, strict=True)
+        ]
+
+    def _generate_batch(
+        self,
+        prompts: Sequence[str],
+        constraints: Sequence[Any] | None = None,
+        stop_strings: list[str] | None = None,
+    ) -> list[str]:
+        """Continuations in one left-padded batch (of one prompt when reusing prefixes)."""
         import torch
         from transformers import LogitsProcessorList
 
@@ -193,6 +314,11 @@ class TransformersChat:
             options["eos_token_id"] = self.stop_ids
         if stop_strings:
             options.update(stop_strings=stop_strings, tokenizer=self.tokenizer)
+        ids = inputs["input_ids"]
+        reused = 0
+        if self.reuse_prefix:  # one prompt, no padding
+            cache, reused = self.prefixes.take(ids[0].cpu())
+            options[self._cache_argument] = cache
         with torch.no_grad():
             output = self.model.generate(
                 **inputs,
@@ -200,7 +326,13 @@ class TransformersChat:
                 pad_token_id=self.tokenizer.pad_token_id,
                 **options,
             )
-        new_tokens = output[:, inputs["input_ids"].shape[1] :]
+        if self.reuse_prefix:
+            self.prefixes.keep(output[0].cpu(), cache)
+        new_tokens = output[:, ids.shape[1] :]
+        counts = self.token_counts
+        counts.sent += int(inputs["attention_mask"].sum())
+        counts.processed += ids.numel() - reused
+        counts.generated += new_tokens.numel()
         return self.tokenizer.batch_decode(new_tokens, skip_special_tokens=True)
 
 
@@ -452,6 +584,7 @@ def factory(
     search_query: str = "free",
     max_observation_chars: int = 4000,
     timeout_s: float = 60.0,
+    reuse_prefix: bool = False,
 ) -> AgentFactory:
     """LLM agents sharing one backend.
 
@@ -462,6 +595,8 @@ def factory(
     ``react``: the published ReAct WebShop episode). ``constrained`` (transformers only)
     answers only with the page's actions; ``search_query="instruction"`` then makes the
     instruction the only search. ``timeout_s``: seconds an endpoint may take per answer.
+    ``reuse_prefix`` (transformers only) reads each prompt from the cached prefix it shares
+    with an earlier one, one slot at a time (`TransformersChat`).
     """
     if not model:
         raise ValueError(
@@ -469,8 +604,11 @@ def factory(
         )
     backend: ChatBackend
     if base_url:
-        if constrained:
-            raise ValueError("constrained=true needs a transformers model (no base_url)")
+        if constrained or reuse_prefix:
+            raise ValueError(
+                "constrained=true and reuse_prefix=true need a transformers model (no base_url); "
+                "a server reuses prompt prefixes on its side if it does so at all"
+            )
         backend = OpenAIChat(
             base_url,
             model,
@@ -485,7 +623,14 @@ def factory(
 
             torch.set_num_threads(cpu_threads)
         backend = TransformersChat(
-            model, temperature, top_p, max_new_tokens, device or None, dtype, constrained=constrained
+            model,
+            temperature,
+            top_p,
+            max_new_tokens,
+            device or None,
+            dtype,
+            constrained=constrained,
+            reuse_prefix=reuse_prefix,
         )
     prompts = PromptConfig(
         few_shot=few_shot,

@@ -47,6 +47,68 @@ def test_tiny_model_prompt_uses_the_chat_template(tiny_chat_model):
     assert agent.last_output == first and action == action_from_answer(first)
 
 
+@pytest.mark.parametrize("constrained", [False, True], ids=["free", "constrained"])
+def test_reused_prefixes_give_the_same_greedy_answers_and_save_prompt_tokens(tiny_chat_model, constrained):
+    # Whole episodes with a thought before each answer, two slots, and one turn of history,
+    # so from the third turn on the oldest turn drops out and the common prefix shrinks.
+    outputs, counts = {}, {}
+    for reuse in (False, True):
+        options = {"model": str(tiny_chat_model), "max_new_tokens": "8", "cpu_threads": "1"}
+        options.update(think="true", history_turns="1", constrained=str(constrained), reuse_prefix=str(reuse))
+        make_agent = make_factory("llm", options)
+        records = run_agent("llm", make_agent, MINI, episodes=2, n_envs=2, progress=False)
+        outputs[reuse] = [[step["model_output"] for step in record["trajectory"][1:]] for record in records]
+        counts[reuse] = make_agent().backend.token_counts
+    assert all(len(turns) >= 3 for turns in outputs[False])
+    assert outputs[True] == outputs[False]
+    off, on = counts[False], counts[True]
+    assert on.sent == off.sent and off.processed >= off.sent  # batched: padding is computed too
+    assert on.processed < 0.6 * on.sent
+
+
+def test_prefix_caches_reuse_only_the_common_token_prefix(tiny_chat_model):
+    import torch
+
+    from benchmarks.agents.llm import PrefixCaches, TransformersChat
+
+    backend = TransformersChat(str(tiny_chat_model), max_new_tokens=4, device="cpu")
+
+    def logits(ids, cache):
+        with torch.no_grad():
+            return backend.model(ids[None], **{backend._cache_argument: cache}).logits[0]
+
+    caches = PrefixCaches()
+    first = torch.arange(10, 40)
+    cache, reused = caches.take(first)
+    assert reused == 0
+    fresh = logits(first, cache)
+    caches.keep(first, cache)
+    # The same prompt again: all but its last token come from the cache.
+    again, reused = caches.take(first)
+    assert reused == len(first) - 1 and again.get_seq_length() == reused
+    # A prompt that shares 12 tokens (an older turn dropped out): only those 12 are reused,
+    # the stored cache stays whole, and the logits are those of a fresh pass.
+    other = torch.cat([first[:12], torch.arange(100, 110)])
+    cut, reused = caches.take(other)
+    assert reused == 12 and cut.get_seq_length() == 12
+    assert caches.take(first)[1] == len(first) - 1
+    with_cache = logits(other[12:], cut)
+    without = logits(other, None)
+    assert torch.allclose(with_cache, without[12:], atol=1e-5)
+    assert torch.allclose(without[:12], fresh[:12], atol=1e-5)
+    # A kept sequence replaces the stored ones it extends.
+    longer = torch.cat([first, torch.arange(50, 55)])
+    cache, _ = caches.take(longer)
+    logits(longer[len(first) - 1 :], cache)
+    caches.keep(longer, cache)
+    assert caches.take(first)[1] == len(first) - 1 and len(caches._entries) == 1
+
+
+def test_reuse_prefix_needs_a_transformers_model():
+    with pytest.raises(ValueError, match="reuse_prefix=true need a transformers model"):
+        make_factory("llm", {"model": "m", "base_url": "http://127.0.0.1:9/v1", "reuse_prefix": "true"})
+
+
 class _StubChatServer(BaseHTTPRequestHandler):
     """An OpenAI-compatible chat endpoint that plays the rule policy from the prompt it gets."""
 
