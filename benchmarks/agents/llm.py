@@ -21,10 +21,10 @@ Backends:
   apo-agent trains with; the search query stays free, or is the instruction with
   ``search_query="instruction"``). With thoughts on, the model first thinks freely after
   ``<think>`` up to ``</think>`` (or ``max_new_tokens``), then the action is constrained.
-  With ``reuse_prefix=True`` each prompt starts from the KV cache of the longest token
-  prefix it shares with an earlier sequence (`PrefixCaches`), so the system prompt, the
-  history still in the window and a thought are not read again; ``token_counts`` says how
-  many prompt tokens were sent and how many the model computed
+  With ``reuse_prefix`` (on by default on the CPU) each prompt starts from the KV cache of
+  the longest token prefix it shares with an earlier sequence (`PrefixCaches`), so the
+  system prompt, the history still in the window and a thought are not read again;
+  ``token_counts`` says how many prompt tokens were sent and how many the model computed
   (``python -m benchmarks.prompt_tokens`` measures both ways).
 * `OpenAIChat`: ``POST {base_url}/chat/completions`` with the standard library only
   (a vLLM server, llama.cpp, any OpenAI-compatible service); slots are asked in parallel.
@@ -176,9 +176,11 @@ class TransformersChat:
             token prefix it shares with an earlier sequence (`PrefixCaches`). Prompts are
             then generated one at a time, not in a left-padded batch: a row's cached
             prefix would have to sit at the same padded positions in every row, which
-            prompts of different lengths never do. One at a time gives up batching (worth
-            most on a GPU with many slots); greedy answers are the same either way
-            (sampled ones draw in another order).
+            prompts of different lengths never do. Greedy answers are the same either way
+            (sampled ones draw in another order). None: on when the model runs on the CPU,
+            where it was measured to save a fifth to a half of the CPU time even against
+            a batch of slots (benchmarks/results/prompt-tokens.md); off elsewhere, where
+            batching is worth more and reuse was not measured.
     """
 
     def __init__(
@@ -190,7 +192,7 @@ class TransformersChat:
         device: str | None = None,
         dtype: str = "auto",
         constrained: bool = False,
-        reuse_prefix: bool = False,
+        reuse_prefix: bool | None = None,
     ) -> None:
         import torch
         from transformers import AutoModelForCausalLM, AutoTokenizer
@@ -218,7 +220,7 @@ class TransformersChat:
         limit = getattr(self.model.config, "max_position_embeddings", None) or self.tokenizer.model_max_length
         self.max_prompt_tokens = max(16, min(int(limit), 1 << 20) - 2 * max_new_tokens)
         self.constrained = constrained
-        self.reuse_prefix = reuse_prefix
+        self.reuse_prefix = self.device == "cpu" if reuse_prefix is None else reuse_prefix
         self.prefixes = PrefixCaches()
         self.token_counts = TokenCounts()
         # Recent transformers call generate's cache argument ``cache``, older ones ``past_key_values``.
@@ -315,8 +317,8 @@ class TransformersChat:
         if stop_strings:
             options.update(stop_strings=stop_strings, tokenizer=self.tokenizer)
         ids = inputs["input_ids"]
-        reused = 0
-        if self.reuse_prefix:  # one prompt, no padding
+        reuse, reused = self.reuse_prefix and len(ids) == 1, 0  # one row: no padding to shift the prefix
+        if reuse:
             cache, reused = self.prefixes.take(ids[0].cpu())
             options[self._cache_argument] = cache
         with torch.no_grad():
@@ -326,7 +328,7 @@ class TransformersChat:
                 pad_token_id=self.tokenizer.pad_token_id,
                 **options,
             )
-        if self.reuse_prefix:
+        if reuse:
             self.prefixes.keep(output[0].cpu(), cache)
         new_tokens = output[:, ids.shape[1] :]
         counts = self.token_counts
@@ -584,7 +586,7 @@ def factory(
     search_query: str = "free",
     max_observation_chars: int = 4000,
     timeout_s: float = 60.0,
-    reuse_prefix: bool = False,
+    reuse_prefix: str = "auto",
 ) -> AgentFactory:
     """LLM agents sharing one backend.
 
@@ -595,16 +597,21 @@ def factory(
     ``react``: the published ReAct WebShop episode). ``constrained`` (transformers only)
     answers only with the page's actions; ``search_query="instruction"`` then makes the
     instruction the only search. ``timeout_s``: seconds an endpoint may take per answer.
-    ``reuse_prefix`` (transformers only) reads each prompt from the cached prefix it shares
-    with an earlier one, one slot at a time (`TransformersChat`).
+    ``reuse_prefix`` (transformers only: ``true``, ``false`` or ``auto``, on for the CPU)
+    reads each prompt from the cached prefix it shares with an earlier one, one slot at a
+    time (`TransformersChat`).
     """
     if not model:
         raise ValueError(
             "the llm agent needs model=<hub name or folder> (and base_url=... for an HTTP endpoint)"
         )
+    reuse_choices = {"auto": None, "true": True, "false": False}
+    if reuse_prefix.lower() not in reuse_choices:
+        raise ValueError(f"reuse_prefix must be auto, true or false, got {reuse_prefix!r}")
+    reuse = reuse_choices[reuse_prefix.lower()]
     backend: ChatBackend
     if base_url:
-        if constrained or reuse_prefix:
+        if constrained or reuse:
             raise ValueError(
                 "constrained=true and reuse_prefix=true need a transformers model (no base_url); "
                 "a server reuses prompt prefixes on its side if it does so at all"
@@ -630,7 +637,7 @@ def factory(
             device or None,
             dtype,
             constrained=constrained,
-            reuse_prefix=reuse_prefix,
+            reuse_prefix=reuse,
         )
     prompts = PromptConfig(
         few_shot=few_shot,

@@ -104,7 +104,11 @@ def test_prefix_caches_reuse_only_the_common_token_prefix(tiny_chat_model):
     assert caches.take(first)[1] == len(first) - 1 and len(caches._entries) == 1
 
 
-def test_reuse_prefix_needs_a_transformers_model():
+def test_reuse_prefix_is_on_for_the_cpu_and_needs_a_transformers_model(tiny_chat_model):
+    on_cpu = make_factory("llm", {"model": str(tiny_chat_model), "device": "cpu"})()
+    assert on_cpu.backend.reuse_prefix
+    with pytest.raises(ValueError, match="reuse_prefix must be auto, true or false"):
+        make_factory("llm", {"model": str(tiny_chat_model), "reuse_prefix": "sometimes"})
     with pytest.raises(ValueError, match="reuse_prefix=true need a transformers model"):
         make_factory("llm", {"model": "m", "base_url": "http://127.0.0.1:9/v1", "reuse_prefix": "true"})
 
