@@ -124,7 +124,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         played.append(result)
         print(result.line(), flush=True)
 
-    system_tokens = 0
+    system_tokens: dict[str, int] = {}  # per mode: the system prompt, chat-templated
     for mode in args.modes:
         factories = {}
         for reuse in (False, True):
@@ -142,7 +142,7 @@ def main(argv: Sequence[str] | None = None) -> None:
         tokenizer = agents[False].backend.tokenizer
         system = [{"role": "system", "content": system_prompt(agents[False].prompts)}]
         text = tokenizer.apply_chat_template(system, tokenize=False)
-        system_tokens = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+        system_tokens[mode] = len(tokenizer(text, add_special_tokens=False)["input_ids"])
         for goal in range(args.episodes):
             for reuse, agent in agents.items():
                 note(measured(mode, str(goal), reuse, agent.backend, partial(play_alone, agent, env, goal)))
@@ -175,16 +175,16 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(1)
 
 
-def report(played: Sequence[Played], system_tokens: int) -> tuple[list[str], list[str]]:
+def report(played: Sequence[Played], system_tokens: dict[str, int]) -> tuple[list[str], list[str]]:
     """The tables (every run, then per mode and way of playing) and the runs whose answers differed."""
     lines = [
         "| mode | goals | reuse | turns | sent | computed | generated | CPU s | wall s |",
         "|---|---|---|---:|---:|---:|---:|---:|---:|",
         *(result.line() for result in played),
         "",
-        "| mode | goals | sent per turn | computed per turn, off | on | CPU s per turn, off | on | "
-        "CPU saved | same answers |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---|",
+        "| mode | goals | system prompt | sent per turn | computed per turn, off | on | "
+        "CPU s per turn, off | on | CPU saved | same answers |",
+        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
     ]
     mismatches = []
     for mode in dict.fromkeys(r.mode for r in played):
@@ -202,14 +202,16 @@ def report(played: Sequence[Played], system_tokens: int) -> tuple[list[str], lis
 
             cpu_off, cpu_on = per_turn(off, "cpu_s"), per_turn(on, "cpu_s")
             lines.append(
-                f"| {mode} | {'at once' if together else 'one at a time'} | {per_turn(off, 'sent'):.0f} | "
+                f"| {mode} | {'at once' if together else 'one at a time'} | {system_tokens[mode]} | "
+                f"{per_turn(off, 'sent'):.0f} | "
                 f"{per_turn(off, 'processed'):.0f} | {per_turn(on, 'processed'):.0f} | {cpu_off:.2f} | "
                 f"{cpu_on:.2f} | {1 - cpu_on / cpu_off:.0%} | {sum(same)}/{len(same)} runs |"
             )
     mean_turns = statistics.fmean(len(episode) for r in played for episode in r.outputs)
     lines += [
         "",
-        f"System prompt: {system_tokens} tokens (chat-templated). Mean turns per episode: {mean_turns:.1f}.",
+        "System prompt: tokens of the chat-templated system message. "
+        f"Mean turns per episode: {mean_turns:.1f}.",
     ]
     if mismatches:
         lines.append(f"Answers differed with reuse in: {', '.join(mismatches)}.")
