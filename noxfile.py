@@ -342,10 +342,14 @@ SHARED_RUNS = ("--shared", "runs/shared")
 
 @nox.session(python="3.11")
 def train_tune(session: nox.Session) -> None:
-    """Chooses the preset's beta2 (A*PO) and KL weight (GRPO) on the dev split, seed 0, into
-    benchmarks/results/apo-tuning.md. Arguments replace the grids (``-- --grid apo:beta2=...``)."""
+    """Chooses the preset's beta2 and learning rate (A*PO) and KL weight (GRPO) on the dev split,
+    seed 0, into benchmarks/results/apo-tuning.md. Arguments replace the grids (``-- --grid ...``)."""
     install_benchmarks(session)
-    grids = ("--grid", "apo:beta2=0.001,0.01,0.03", "--grid", "grpo:grpo_kl_coef=0.01,0.04")
+    grids = (
+        *("--grid", "apo:beta2=0.001,0.01,0.03"),
+        *("--grid", "apo:learning_rate=0.0001,0.0002,0.0004"),
+        *("--grid", "grpo:grpo_kl_coef=0.01,0.04"),
+    )
     session.run("python", "-m", "benchmarks.apo_tuning", *SHARED_RUNS, *(session.posargs or grids))
 
 

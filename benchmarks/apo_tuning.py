@@ -8,7 +8,7 @@ Each grid value is one run of the `cpu-demo` preset (seed 0 by default) through
 1's returns are shared (``--shared``), so the grid costs one warm start and one Stage 1.
 The preset evaluates the whole dev split greedily before the first step and after the last
 (``eval_every = steps``); the value with the best dev success after training is chosen
-(ties: the smaller value, the one closer to the paper's setting). Finished runs with the
+(ties: the preset's own value, since a change must win on dev; then the smaller value). Finished runs with the
 same settings are reused, so the command can be stopped and run again.
 """
 
@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from apo_agent.__main__ import parse_config_value
-from apo_agent.config import ALGORITHMS
+from apo_agent.config import ALGORITHMS, TrainConfig
 from apo_agent.metrics import read_metrics
 from benchmarks.apo_compare import LABELS, run_all, run_name
 from benchmarks.machine import describe_machine
@@ -52,15 +52,16 @@ def tune(
     algorithm: str, field: str, values: list[Any], seed: int, work: Path, shared: Path
 ) -> tuple[list[str], Any]:
     """Runs (or reuses) one run per value; returns the table rows and the chosen value."""
+    preset_value = getattr(TrainConfig.from_preset("cpu-demo"), field)
     rows, results = [], []
     for value in values:
         folder = work / f"{algorithm}-{field}-{value}"
         overrides = {field: value, "torch_threads": 1, "progress": False}
         run_all(folder, folder, [seed], overrides, [algorithm], shared=shared)
         before, after = dev_success(folder / run_name(algorithm, seed))
-        results.append((after, -float(value), value))
+        results.append((after, value == preset_value, -float(value), value))
         rows.append((value, before, after))
-    chosen = max(results)[2]
+    chosen = max(results)[-1]
     table = [
         f"| {LABELS[algorithm]} {field} | dev success of pi_ref % | dev success after training % "
         "| gain | chosen |",

@@ -47,3 +47,17 @@ def test_the_best_dev_success_is_chosen_and_ties_go_to_the_smaller_value(tmp_pat
     assert all(t[1:] == (["apo"], [0], tmp_path / "shared") for t in trained)
     assert "| 0.01 | 20.0 | 34.0 | +14.0 | **yes** |" in table
     assert "| 0.03 | 20.0 | 34.0 | +14.0 |  |" in table
+
+
+def test_a_tie_with_the_presets_own_value_keeps_it(tmp_path, monkeypatch):
+    # The preset's learning rate is 2e-4: a tied 1e-4 does not win on dev, so nothing changes.
+    dev_after = {0.0001: 0.39, 0.0002: 0.39, 0.0004: 0.38}
+
+    def train_one(out, work, seeds, overrides, algorithms, shared):
+        write_dev_metrics(work / f"apo-seed{seeds[0]}", 0.24, dev_after[overrides["learning_rate"]])
+        return {}
+
+    monkeypatch.setattr(apo_tuning, "run_all", train_one)
+    values = [0.0001, 0.0002, 0.0004]
+    _, chosen = tune("apo", "learning_rate", values, 0, tmp_path / "work", tmp_path / "shared")
+    assert chosen == 0.0002
