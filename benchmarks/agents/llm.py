@@ -178,9 +178,9 @@ class TransformersChat:
             prefix would have to sit at the same padded positions in every row, which
             prompts of different lengths never do. Greedy answers are the same either way
             (sampled ones draw in another order). None: on when the model runs on the CPU,
-            where it was measured to save a fifth to a half of the CPU time even against
-            a batch of slots (benchmarks/results/prompt-tokens.md); off elsewhere, where
-            batching is worth more and reuse was not measured.
+            where SmolLM2 spent 17-58% less CPU time with it, also against a batch of
+            slots (benchmarks/results/prompt-tokens.md); off elsewhere, where batching is
+            worth more and reuse was not measured.
     """
 
     def __init__(
