@@ -92,7 +92,7 @@ def install_benchmarks(session: nox.Session) -> None:
         "-e",
         SHARED_PROMPTS,
         "-e",
-        f"{APO_AGENT}[smollm]",
+        f"{APO_AGENT}[smollm,lora]",  # lora: plays runs that trained adapters (smollm2-cpu)
         "-r",
         "benchmarks/requirements.txt",
     )

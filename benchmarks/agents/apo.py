@@ -1,9 +1,10 @@
 """A policy trained by apo-agent (A*PO or GRPO), played with the prompts it was trained on.
 
 ``run`` is a training run's output folder (it holds ``config.json`` and ``final-model/``) or
-a model folder inside one. The agent rebuilds the run's prompt encoder (context mode,
-system prompt, page length) from ``config.json``, so the policy sees exactly the kind of
-context it learnt on, and all env slots are answered in one batched generation.
+a model folder inside one (e.g. ``reference/``, pi_ref after a warm start); a LoRA run's
+adapters load with their base model. The agent rebuilds the run's prompt encoder (context
+mode, system prompt, page length) from ``config.json``, so the policy sees exactly the kind
+of context it learnt on, and all env slots are answered in one batched generation.
 """
 
 from __future__ import annotations
@@ -18,12 +19,17 @@ from benchmarks.agents.base import AgentFactory, Info
 DEFAULT_RUN = Path(__file__).resolve().parents[1] / "results" / "apo" / "policy"
 
 
+def is_model_folder(path: Path) -> bool:
+    """A saved model, or LoRA adapters (what a run with ``lora_rank > 0`` saves)."""
+    return (path / "config.json").is_file() or (path / "adapter_config.json").is_file()
+
+
 def run_folder(run: str | Path) -> tuple[Path, Path]:
     """(model folder, folder of config.json) for a run folder or a model folder inside one."""
     path = Path(run)
     for model, config in ((path / "final-model", path), (path, path.parent), (path, path)):
         stored = config / "config.json"
-        if (model / "config.json").is_file() and stored.is_file() and "algorithm" in stored.read_text():
+        if is_model_folder(model) and stored.is_file() and "algorithm" in stored.read_text():
             return model, config
     raise FileNotFoundError(
         f"{path} is not an apo-agent run: expected config.json (the training config) and "

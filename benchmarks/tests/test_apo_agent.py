@@ -49,6 +49,28 @@ def test_apo_agent_is_reproducible_per_episode_seed(apo_run):
     assert [r["trajectory"] for r in first] == [r["trajectory"] for r in again]
 
 
+def test_apo_agent_plays_a_lora_run(apo_run, tmp_path):
+    """A run that trained LoRA adapters saves only them; the agent loads them onto their base."""
+    from apo_agent.config import TrainConfig
+    from apo_agent.policy import LMPolicy
+
+    policy = LMPolicy.load(str(apo_run / "final-model"), lora_rank=4, with_reference=False)
+    with torch.no_grad():  # adapters that change the answers, as trained ones do
+        for name, parameter in policy.model.named_parameters():
+            if "lora_B" in name:
+                parameter.normal_(0.0, 0.5)
+    run = tmp_path / "lora-run"
+    policy.save(run / "final-model")
+    assert not (run / "final-model" / "config.json").exists()
+    config = TrainConfig.from_preset("cpu-demo", output_dir=str(run), max_new_tokens=12)
+    (run / "config.json").write_text(json.dumps(config.to_dict()))
+
+    base = run_agent("apo", make_factory("apo", {"run": str(apo_run)}), MINI, episodes=2, progress=False)
+    lora = run_agent("apo", make_factory("apo", {"run": str(run)}), MINI, episodes=2, progress=False)
+    assert all(1 <= r["steps"] <= 15 for r in lora)
+    assert [r["trajectory"] for r in lora] != [r["trajectory"] for r in base]
+
+
 def test_apo_agent_explains_a_folder_that_is_not_a_run(tmp_path):
     with pytest.raises(FileNotFoundError, match="nox -s train"):
         make_factory("apo", {"run": str(tmp_path)})
