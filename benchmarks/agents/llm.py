@@ -28,6 +28,9 @@ Backends:
   (``python -m benchmarks.prompt_tokens`` measures both ways).
 * `OpenAIChat`: ``POST {base_url}/chat/completions`` with the standard library only
   (a vLLM server, llama.cpp, any OpenAI-compatible service); slots are asked in parallel.
+  With ``constrained=True`` each request carries the page's `answer_pattern` as vLLM's
+  ``structured_outputs`` regular expression (a vLLM server only; an answer that breaks the
+  pattern is an error, so a server that ignores it cannot pass for a constrained one).
 """
 
 from __future__ import annotations
@@ -36,6 +39,7 @@ import copy
 import inspect
 import json
 import os
+import re
 import time
 import urllib.error
 import urllib.request
@@ -45,7 +49,13 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from benchmarks.agents.base import AgentFactory, Info
-from shared_prompts import PromptConfig, action_from_answer, system_prompt, turn_prompt
+from shared_prompts import (
+    PromptConfig,
+    action_from_answer,
+    format_model_output,
+    system_prompt,
+    turn_prompt,
+)
 
 Message = dict[str, str]
 THINK_OPEN, THINK_CLOSE = "<think>", "</think>"
@@ -63,6 +73,46 @@ class PageActions:
 
     available_actions: tuple[str, ...]
     fixed_query: str | None = None
+
+
+# Characters with a meaning in a regular expression; every other one stands for itself in
+# Python's `re` and in the engines vLLM's structured outputs use (xgrammar, guidance).
+_REGEX_SPECIAL = frozenset("\\.^$*+?{}[]()|")
+QUERY_CHARS = r"[^\[\]<\n]"  # what `apo_agent.constrained` allows in a free search query
+MAX_QUERY_CHARS = 200
+
+
+def _literal(text: str) -> str:
+    return "".join("\\" + c if c in _REGEX_SPECIAL else c for c in text)
+
+
+def answer_pattern(page: PageActions, think: bool = False, max_thought_chars: int = 512) -> str:
+    """A regular expression for the answers a constrained model may give on ``page``: the
+    same as `apo_agent.constrained` allows, ``<action>X</action>`` for an available X (a
+    free query of up to `MAX_QUERY_CHARS`, or the fixed one), after a thought without ``<``
+    of up to ``max_thought_chars`` when ``think``.
+
+    >>> pattern = answer_pattern(PageActions(("search[<query>]", "click[1.5 oz (pack of 2)]")))
+    >>> bool(re.fullmatch(pattern, "<action>click[1.5 oz (pack of 2)]</action>"))
+    True
+    >>> bool(re.fullmatch(pattern, "<action>click[2 oz]</action>"))
+    False
+    """
+    choices = [
+        _literal(format_model_output(action))
+        for action in page.available_actions
+        if action.startswith("click[")
+    ]
+    if any(action.startswith("search[") for action in page.available_actions):
+        if page.fixed_query is not None:
+            choices.append(_literal(format_model_output(f"search[{page.fixed_query}]")))
+        else:
+            before, _, after = format_model_output("search[QUERY]").partition("QUERY")
+            choices.append(f"{_literal(before)}{QUERY_CHARS}{{1,{MAX_QUERY_CHARS}}}{_literal(after)}")
+    if not choices:
+        raise ValueError(f"a page without actions to answer with: {page.available_actions}")
+    thought = f"{_literal(THINK_OPEN)}[^<]{{0,{max_thought_chars}}}{_literal(THINK_CLOSE)}" if think else ""
+    return f"{thought}({'|'.join(choices)})"
 
 
 class ChatBackend(Protocol):
@@ -415,6 +465,10 @@ class OpenAIChat:
         timeout: Seconds per request.
         retries: Attempts per request on connection errors and 429 / 5xx answers.
         parallel: Requests in flight at once.
+        constrained: Answer only with the page's actions (`answer_pattern`, sent as vLLM's
+            ``structured_outputs``; needs ``pages`` in `complete`). With thoughts, the
+            thought may take up to 3 characters per token of ``max_tokens`` and the request
+            ``max_tokens`` more tokens for the action.
     """
 
     def __init__(
@@ -427,6 +481,7 @@ class OpenAIChat:
         timeout: float = 60.0,
         retries: int = 3,
         parallel: int = 8,
+        constrained: bool = False,
     ) -> None:
         if not base_url.startswith(("http://", "https://")):
             raise ValueError(f"base_url must start with http:// or https://, got {base_url!r}")
@@ -438,8 +493,9 @@ class OpenAIChat:
         self.timeout = timeout
         self.retries = max(1, retries)
         self.parallel = max(1, parallel)
+        self.constrained = constrained
 
-    def _post(self, messages: Sequence[Message], seed: int | None) -> str:
+    def _post(self, messages: Sequence[Message], seed: int | None, pattern: str | None = None) -> str:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": list(messages),
@@ -448,6 +504,10 @@ class OpenAIChat:
         }
         if seed is not None:
             body["seed"] = seed
+        if pattern is not None:
+            body["structured_outputs"] = {"regex": pattern}
+            if pattern.startswith(THINK_OPEN):
+                body["max_tokens"] = 2 * self.max_tokens  # the thought's and the action's
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -473,11 +533,20 @@ class OpenAIChat:
                     ) from error
             time.sleep(0.5 * 2**attempt)
         try:
-            return str(answer["choices"][0]["message"]["content"] or "")
+            choice = answer["choices"][0]
+            text = str(choice["message"]["content"] or "")
         except (KeyError, IndexError, TypeError) as error:
             raise RuntimeError(
                 f"{self.url} sent no choices[0].message.content: {str(answer)[:300]}"
             ) from error
+        # Cut short by max_tokens, an answer may end before its action: the env reports that.
+        cut_short = choice.get("finish_reason") == "length"
+        if pattern is not None and not cut_short and not re.fullmatch(pattern, text):
+            raise RuntimeError(
+                f"{self.url} answered {text[:200]!r}, which is not one of the page's actions: the "
+                "server ignored structured_outputs; constrained=true over HTTP needs a vLLM server"
+            )
+        return text
 
     def complete(
         self,
@@ -486,10 +555,15 @@ class OpenAIChat:
         pages: Sequence[PageActions] | None = None,
         think: bool = False,
     ) -> list[str]:
+        patterns: list[str | None] = [None] * len(conversations)
+        if self.constrained:
+            if pages is None or len(pages) != len(conversations):
+                raise ValueError("a constrained backend needs the page's actions of every conversation")
+            patterns = [answer_pattern(page, think, 3 * self.max_tokens) for page in pages]
         if len(conversations) == 1:
-            return [self._post(conversations[0], seed)]
+            return [self._post(conversations[0], seed, patterns[0])]
         with ThreadPoolExecutor(min(self.parallel, len(conversations))) as pool:
-            return list(pool.map(lambda c: self._post(c, seed), conversations))
+            return list(pool.map(lambda c, p: self._post(c, seed, p), conversations, patterns))
 
 
 class LLMAgent:
@@ -594,9 +668,9 @@ def factory(
     ``base_url`` (and ``model``, the name the server knows): an OpenAI-compatible endpoint.
     ``cpu_threads`` > 0 sets torch's CPU threads (1 is fastest for small models on a busy
     machine). ``few_shot`` adds the ``few_shot_style`` example (`shared_prompts.few_shot_example`;
-    ``react``: the published ReAct WebShop episode). ``constrained`` (transformers only)
-    answers only with the page's actions; ``search_query="instruction"`` then makes the
-    instruction the only search. ``timeout_s``: seconds an endpoint may take per answer.
+    ``react``: the published ReAct WebShop episode). ``constrained`` answers only with the
+    page's actions (over HTTP: a vLLM server's structured outputs); ``search_query="instruction"``
+    then makes the instruction the only search. ``timeout_s``: seconds an endpoint may take per answer.
     ``reuse_prefix`` (transformers only: ``true``, ``false`` or ``auto``, on for the CPU)
     reads each prompt from the cached prefix it shares with an earlier one, one slot at a
     time (`TransformersChat`).
@@ -611,9 +685,9 @@ def factory(
     reuse = reuse_choices[reuse_prefix.lower()]
     backend: ChatBackend
     if base_url:
-        if constrained or reuse:
+        if reuse:
             raise ValueError(
-                "constrained=true and reuse_prefix=true need a transformers model (no base_url); "
+                "reuse_prefix=true needs a transformers model (no base_url); "
                 "a server reuses prompt prefixes on its side if it does so at all"
             )
         backend = OpenAIChat(
@@ -623,6 +697,7 @@ def factory(
             temperature=temperature,
             max_tokens=max_new_tokens,
             timeout=timeout_s,
+            constrained=constrained,
         )
     else:
         if cpu_threads > 0:

@@ -10,7 +10,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from benchmarks.agents import make_factory
-from benchmarks.agents.llm import LLMAgent, OpenAIChat
+from benchmarks.agents.llm import LLMAgent, OpenAIChat, PageActions, answer_pattern
 from benchmarks.run import EnvSpec, run_agent
 from shared_prompts import action_from_answer
 
@@ -109,7 +109,7 @@ def test_reuse_prefix_is_on_for_the_cpu_and_needs_a_transformers_model(tiny_chat
     assert on_cpu.backend.reuse_prefix
     with pytest.raises(ValueError, match="reuse_prefix must be auto, true or false"):
         make_factory("llm", {"model": str(tiny_chat_model), "reuse_prefix": "sometimes"})
-    with pytest.raises(ValueError, match="reuse_prefix=true need a transformers model"):
+    with pytest.raises(ValueError, match="reuse_prefix=true needs a transformers model"):
         make_factory("llm", {"model": "m", "base_url": "http://127.0.0.1:9/v1", "reuse_prefix": "true"})
 
 
@@ -117,6 +117,7 @@ class _StubChatServer(BaseHTTPRequestHandler):
     """An OpenAI-compatible chat endpoint that plays the rule policy from the prompt it gets."""
 
     requests: list[dict] = []
+    prose = False  # answer prose instead: a server that ignores structured outputs
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
@@ -132,11 +133,9 @@ class _StubChatServer(BaseHTTPRequestHandler):
             action = "click[buy now]"
         else:
             action = next(a for a in actions if re.fullmatch(r"click\[b0\w{8}\]", a))
-        answer = {
-            "choices": [
-                {"message": {"role": "assistant", "content": f"<think>go</think><action>{action}</action>"}}
-            ]
-        }
+        content = "I would buy it." if self.prose else f"<think>go</think><action>{action}</action>"
+        message = {"role": "assistant", "content": content}
+        answer = {"choices": [{"message": message, "finish_reason": "stop"}]}
         data = json.dumps(answer).encode()
         self.send_response(200)
         self.send_header("Content-Type", "application/json")
@@ -151,6 +150,7 @@ class _StubChatServer(BaseHTTPRequestHandler):
 @pytest.fixture
 def stub_server():
     _StubChatServer.requests = []
+    _StubChatServer.prose = False
     server = ThreadingHTTPServer(("127.0.0.1", 0), _StubChatServer)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -177,6 +177,54 @@ def test_http_client_plays_two_episodes_against_a_local_server(stub_server, monk
     assert [m["role"] for m in first["body"]["messages"]] == ["system", "user"]
     # Later turns carry one earlier turn: system, user, assistant, user.
     assert [m["role"] for m in requests[-1]["body"]["messages"]] == ["system", "user", "assistant", "user"]
+
+
+def test_answer_pattern_allows_exactly_the_page_actions():
+    clicks = ("click[back to search]", "click[1.5 oz (pack of 2)]", "click[a|b*]")
+    pattern = answer_pattern(PageActions(("search[<query>]", *clicks)))
+    for action in (*clicks, "search[red socks, 2 pack]"):
+        assert re.fullmatch(pattern, f"<action>{action}</action>"), action
+    for answer in (
+        "<action>click[1.5 oz]</action>",  # not on the page
+        "<action>click[a]</action>",  # the | of an action is not an alternative
+        "<action>search[]</action>",
+        "<action>search[a]b]</action>",
+        "click[back to search]",  # no tags
+        "<think>x</think><action>click[back to search]</action>",  # no thoughts asked for
+    ):
+        assert not re.fullmatch(pattern, answer), answer
+    fixed = answer_pattern(PageActions(("search[<query>]",), fixed_query="red (2) socks"))
+    assert re.fullmatch(fixed, "<action>search[red (2) socks]</action>")
+    assert not re.fullmatch(fixed, "<action>search[red socks]</action>")
+    thinking = answer_pattern(PageActions(("click[buy now]",)), think=True, max_thought_chars=5)
+    assert re.fullmatch(thinking, "<think>ok</think><action>click[buy now]</action>")
+    assert not re.fullmatch(thinking, "<think>too long</think><action>click[buy now]</action>")
+    assert not re.fullmatch(thinking, "<action>click[buy now]</action>")
+    with pytest.raises(ValueError, match="without actions"):
+        answer_pattern(PageActions(()))
+
+
+def test_http_client_sends_the_page_pattern_when_constrained(stub_server):
+    make_agent = make_factory(
+        "llm", {"model": "stub-model", "base_url": stub_server, "constrained": "true", "max_new_tokens": "40"}
+    )
+    records = run_agent("llm-http", make_agent, MINI, episodes=1, n_envs=1, progress=False)
+    assert records[0]["purchased"] and records[0]["invalid_actions"] == 0
+    requests = _StubChatServer.requests
+    assert len(requests) == 3
+    for request in requests:
+        pattern = request["body"]["structured_outputs"]["regex"]
+        # Thoughts are on by default: up to 3 characters per token, and as many tokens again to act.
+        assert pattern.startswith("<think>[^<]{0,120}</think>(") and request["body"]["max_tokens"] == 80
+    assert "search" in requests[0]["body"]["structured_outputs"]["regex"]
+    assert "click\\[buy now\\]" in requests[-1]["body"]["structured_outputs"]["regex"]
+
+
+def test_http_client_refuses_a_server_that_ignores_the_constraint(stub_server):
+    _StubChatServer.prose = True
+    agent = make_factory("llm", {"model": "m", "base_url": stub_server, "constrained": "true"})()
+    with pytest.raises(RuntimeError, match="ignored structured_outputs; constrained=true over HTTP needs"):
+        run_agent("llm-http", lambda: agent, MINI, episodes=1, n_envs=1, progress=False)
 
 
 def test_http_client_says_what_is_wrong_when_the_server_is_down():
