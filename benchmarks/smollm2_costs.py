@@ -1,4 +1,5 @@
-"""What the `smollm2-cpu` preset costs per unit of work, measured, and the run it implies.
+"""What a SmolLM2 preset (default: `smollm2`, full scale) costs per unit of work, measured on
+the CPU, and the run it implies.
 
     python -m benchmarks.smollm2_costs --out benchmarks/results/smollm2-costs.md
 
@@ -30,6 +31,7 @@ def main(argv: list[str] | None = None) -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--episodes", type=int, default=8, help="pi_ref episodes (one batch of num_envs)")
+    parser.add_argument("--preset", default="smollm2", help="the apo-agent preset whose counts are estimated")
     parser.add_argument("--out", type=Path, default=None)
     args = parser.parse_args(argv)
 
@@ -42,7 +44,7 @@ def main(argv: list[str] | None = None) -> None:
     from apo_agent.trainer import apo_update, env_spec, prompt_encoder
     from apo_agent.warm_start import collect_demonstrations, supervised_warm_start
 
-    config = TrainConfig.from_preset("smollm2-cpu")
+    config = TrainConfig.from_preset(args.preset, device="cpu")
     torch.set_num_threads(1)
     torch.manual_seed(0)
     spec = env_spec(config)
@@ -135,10 +137,10 @@ def main(argv: list[str] | None = None) -> None:
     }
     lines = ["| measured (one torch thread) | value |", "|---|---:|"]
     lines += [f"| {name} | {value:.2f} |" for name, value in figures.items()]
-    lines += ["", "| the `smollm2-cpu` preset, estimated | CPU hours |", "|---|---:|"]
+    lines += ["", f"| the `{args.preset}` preset, estimated | CPU hours |", "|---|---:|"]
     lines += [f"| {name} | {seconds / 3600:.1f} |" for name, seconds in estimate.items()]
     lines.append(f"| total | {sum(estimate.values()) / 3600:.1f} |")
-    title = "# SmolLM2-135M-Instruct on CPU: costs of the smollm2-cpu preset"
+    title = f"# SmolLM2-135M-Instruct on CPU: costs of the {args.preset} preset"
     text = markdown_record(title, lines, "benchmarks.smollm2_costs", argv)
     if args.out is not None:
         args.out.write_text(text)
