@@ -1,0 +1,110 @@
+"""Two agents' runs on the same goals, compared goal by goal.
+
+    python -m benchmarks.paired RUN_A.jsonl.gz RUN_B.jsonl.gz --names pi_ref "A*PO" --out record.md
+
+Each file is an episode file of `benchmarks.run` (``episodes/*.jsonl.gz``). The runs must
+have played the same goals (split manifest and goal numbers); each goal's episode of B is
+set against A's. Printed: success and score of each, and of B - A, as means over goals with
+95% percentile-bootstrap intervals that resample goals (the pairs stay together, so the
+interval of the difference is narrower than the two intervals suggest).
+"""
+
+from __future__ import annotations
+
+import argparse
+import gzip
+import json
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from benchmarks.machine import markdown_record
+
+CONFIDENCE = 0.95
+RESAMPLES = 10_000
+
+
+def load_episodes(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
+    """The episodes of one file by (split manifest, goal number)."""
+    with gzip.open(path, "rt", encoding="utf-8") as handle:
+        records = [json.loads(line) for line in handle if line.strip()]
+    if not records:
+        raise ValueError(f"{path} holds no episodes")
+    by_goal = {(str(r.get("split_manifest")), int(r["goal_index"])): r for r in records}
+    if len(by_goal) != len(records):
+        raise ValueError(f"{path} plays a goal more than once; pair runs of one episode per goal")
+    return by_goal
+
+
+def paired_values(
+    first: dict[tuple[str, int], dict[str, Any]], second: dict[tuple[str, int], dict[str, Any]]
+) -> dict[str, np.ndarray]:
+    """Per goal, success and score (in %) of each run, in the goals' order."""
+    if first.keys() != second.keys():
+        only = sorted(first.keys() ^ second.keys())[:3]
+        raise ValueError(
+            f"the runs played different goals (e.g. {only}); run both on the same split and --episodes"
+        )
+    goals = sorted(first)
+    return {
+        f"{measure}_{side}": np.array([100.0 * float(run[goal][measure]) for goal in goals])
+        for side, run in (("a", first), ("b", second))
+        for measure in ("success", "score")
+    }
+
+
+def bootstrap_interval(values: np.ndarray, seed: int = 0) -> tuple[float, float]:
+    """The 95% percentile-bootstrap interval of the mean (resampling the entries)."""
+    rng = np.random.default_rng(seed)
+    means = values[rng.integers(0, len(values), size=(RESAMPLES, len(values)))].mean(axis=1)
+    tail = 100 * (1 - CONFIDENCE) / 2
+    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
+
+
+def compare(first: Path, second: Path, names: Sequence[str]) -> list[str]:
+    """The Markdown table comparing ``second`` with ``first``."""
+    values = paired_values(load_episodes(first), load_episodes(second))
+
+    def cell(array: np.ndarray) -> str:
+        low, high = bootstrap_interval(array)
+        return f"{array.mean():.1f} [{low:.1f}, {high:.1f}]"
+
+    goals = len(values["success_a"])
+    lines = [f"| run ({goals} goals) | success % | score |", "|---|---|---|"]
+    for side, name in zip("ab", names, strict=True):
+        lines.append(f"| {name} | {cell(values[f'success_{side}'])} | {cell(values[f'score_{side}'])} |")
+    difference = {m: values[f"{m}_b"] - values[f"{m}_a"] for m in ("success", "score")}
+    lines.append(f"| {names[1]} - {names[0]} | {cell(difference['success'])} | {cell(difference['score'])} |")
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m benchmarks.paired",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("first", type=Path, help="episode file of run A")
+    parser.add_argument("second", type=Path, help="episode file of run B (compared with A)")
+    parser.add_argument("--names", nargs=2, default=("A", "B"), metavar=("A", "B"))
+    parser.add_argument("--out", type=Path)
+    args = parser.parse_args(argv)
+    lines = compare(args.first, args.second, args.names)
+    lines += [
+        "",
+        "Mean over goals [95% bootstrap interval, resampling goals; the difference keeps each "
+        "goal's two episodes together].",
+    ]
+    text = markdown_record(
+        f"# {args.names[1]} vs {args.names[0]}, goal by goal", lines, "benchmarks.paired", argv
+    )
+    if args.out is not None:
+        args.out.parent.mkdir(parents=True, exist_ok=True)
+        args.out.write_text(text)
+    print(text)
+
+
+if __name__ == "__main__":
+    main()
