@@ -253,9 +253,16 @@ def bench(session: nox.Session) -> None:
     # The A*PO policy recorded by `nox -s train_compare` (apo-agent's CPU demo, seed 0).
     apo = ("--label", "apo=apo (A*PO CPU demo, tiny model)", "--set", "apo.run=benchmarks/results/apo/policy")
     session.run(*run, "--agents", "apo", *apo, *mini, "--out", f"{RESULTS}/apo-mini-test")
-    # SmolLM2-135M-Instruct through the llm agent: recorded runs of hours on CPU (commands in
-    # their runs.json, benchmarks/README.md), combined here, never rerun by this session.
-    recorded = ("smollm2-free-mini-test", "smollm2-constrained-mini-test", "smollm2-vllm-serve-mini-test")
+    # SmolLM2-135M-Instruct through the llm agent and as a warm-started / A*PO policy: recorded
+    # runs of hours on CPU (commands in their runs.json, benchmarks/README.md), combined here,
+    # never rerun by this session.
+    recorded = (
+        "smollm2-free-mini-test",
+        "smollm2-constrained-mini-test",
+        "smollm2-vllm-serve-mini-test",
+        "smollm2-vllm-serve-1k-test",
+        "smollm2-apo-mini-test",
+    )
     smollm2 = tuple(n for n in recorded if Path(RESULTS, n, "runs.json").is_file())
     names = ("mini-test", "1k-test", "llm-pipeline-check", "apo-mini-test", *smollm2)
     session.run("python", "-m", "benchmarks.report", *(f"{RESULTS}/{n}" for n in names), "--out", RESULTS)
