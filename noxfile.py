@@ -337,10 +337,12 @@ def train(session: nox.Session) -> None:
     """A*PO end to end on CPU (`python -m apo_agent`): pi_ref by warm start, A*PO, test evaluation.
 
     No arguments: the `cpu-demo` preset on WebShop-Mini-Text-v0 into runs/cpu-demo. Arguments go
-    to `python -m apo_agent`, e.g. `nox -s train -- --preset gpu-1.5b` or `-- --algorithm grpo`.
+    to `python -m apo_agent`, e.g. `nox -s train -- --preset smollm2-cpu` (SmolLM2-135M-Instruct,
+    LoRA; about 2.5 hours), `-- --preset gpu-1.5b` or `-- --algorithm grpo`.
     """
     install(session, "torch==2.13.0")
-    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", APO_AGENT)
+    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]")
+    install_smollm2(session)
     session.run("python", "-m", "apo_agent", *session.posargs)
 
 
