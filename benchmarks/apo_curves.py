@@ -5,7 +5,7 @@ reaches a level of test success, counting everything it spent, so A*PO's Stage 1
 reference episodes, offline but not free) is on its clock and in its episode count. For each
 run of `benchmarks.apo_compare` the points are pi_ref (at zero), pi_ref again once Stage 1
 is done (A*PO only), then every Stage 2 checkpoint, each evaluated greedily on the test
-split. Intervals over seeds are 95% percentile bootstraps of the mean (scipy.stats.bootstrap).
+split. Intervals over seeds are 95% bootstraps of the mean (`benchmarks.intervals`).
 
 Example:
     >>> points = [CurvePoint(0, 0, 20.0), CurvePoint(100, 64, 30.0), CurvePoint(200, 128, 40.0)]
@@ -26,13 +26,11 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import numpy as np
-
 from apo_agent.checkpoint import checkpoint_dir
 from apo_agent.config import TrainConfig
 from apo_agent.metrics import read_metrics
+from benchmarks.intervals import mean_interval
 
-CONFIDENCE = 0.95
 COLOURS = {"apo": "tab:blue", "grpo": "tab:orange"}
 
 
@@ -49,33 +47,6 @@ class CurvePoint:
     cpu_seconds: float = 0.0
     """The CPU time of the same training (all the process's threads): the clock to compare
     when other work shared the machine."""
-
-
-def interval(values: Sequence[float]) -> tuple[float, float]:
-    """The 95% bootstrap interval of the mean over seeds (percentile method; one value or
-    identical values: that value)."""
-    if len(values) < 2 or len(set(values)) == 1:
-        return float(values[0]), float(values[0])
-    from scipy.stats import bootstrap
-
-    result = bootstrap(
-        (np.asarray(values, dtype=float),),
-        np.mean,
-        confidence_level=CONFIDENCE,
-        n_resamples=10_000,
-        method="percentile",
-        random_state=0,
-    )
-    return float(result.confidence_interval.low), float(result.confidence_interval.high)
-
-
-def mean_interval(values: Sequence[float], digits: int = 1) -> str:
-    """``"42.0 [40.0, 44.0]"``: the mean and its 95% interval over seeds (just the value for one)."""
-    mean = statistics.fmean(values)
-    if len(values) == 1:
-        return f"{mean:.{digits}f}"
-    low, high = interval(values)
-    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
 
 
 def success_curve(config: TrainConfig, run: Mapping[str, Any]) -> list[CurvePoint]:

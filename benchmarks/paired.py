@@ -5,7 +5,7 @@
 Each file is an episode file of `benchmarks.run` (``episodes/*.jsonl.gz``). The runs must
 have played the same goals (split manifest and goal numbers); each goal's episode of B is
 set against A's. Printed: success and score of each, and of B - A, as means over goals with
-95% percentile-bootstrap intervals that resample goals (the pairs stay together, so the
+95% bootstrap intervals (`benchmarks.intervals`) that resample goals (the pairs stay together, so the
 interval of the difference is narrower than the two intervals suggest).
 """
 
@@ -20,10 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.intervals import interval
 from benchmarks.machine import markdown_record
-
-CONFIDENCE = 0.95
-RESAMPLES = 10_000
 
 
 def load_episodes(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
@@ -55,20 +53,12 @@ def paired_values(
     }
 
 
-def bootstrap_interval(values: np.ndarray, seed: int = 0) -> tuple[float, float]:
-    """The 95% percentile-bootstrap interval of the mean (resampling the entries)."""
-    rng = np.random.default_rng(seed)
-    means = values[rng.integers(0, len(values), size=(RESAMPLES, len(values)))].mean(axis=1)
-    tail = 100 * (1 - CONFIDENCE) / 2
-    return float(np.percentile(means, tail)), float(np.percentile(means, 100 - tail))
-
-
 def compare(first: Path, second: Path, names: Sequence[str]) -> list[str]:
     """The Markdown table comparing ``second`` with ``first``."""
     values = paired_values(load_episodes(first), load_episodes(second))
 
     def cell(array: np.ndarray) -> str:
-        low, high = bootstrap_interval(array)
+        low, high = interval(array)
         return f"{array.mean():.1f} [{low:.1f}, {high:.1f}]"
 
     goals = len(values["success_a"])

@@ -495,19 +495,19 @@ class OpenAIChat:
         self.parallel = max(1, parallel)
         self.constrained = constrained
 
-    def _post(self, messages: Sequence[Message], seed: int | None, pattern: str | None = None) -> str:
+    def _post(
+        self, messages: Sequence[Message], seed: int | None, pattern: str | None, max_tokens: int
+    ) -> str:
         body: dict[str, Any] = {
             "model": self.model,
             "messages": list(messages),
             "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
+            "max_tokens": max_tokens,
         }
         if seed is not None:
             body["seed"] = seed
         if pattern is not None:
             body["structured_outputs"] = {"regex": pattern}
-            if pattern.startswith(THINK_OPEN):
-                body["max_tokens"] = 2 * self.max_tokens  # the thought's and the action's
         headers = {"Content-Type": "application/json"}
         if self.api_key:
             headers["Authorization"] = f"Bearer {self.api_key}"
@@ -556,14 +556,17 @@ class OpenAIChat:
         think: bool = False,
     ) -> list[str]:
         patterns: list[str | None] = [None] * len(conversations)
+        max_tokens = self.max_tokens
         if self.constrained:
             if pages is None or len(pages) != len(conversations):
                 raise ValueError("a constrained backend needs the page's actions of every conversation")
             patterns = [answer_pattern(page, think, 3 * self.max_tokens) for page in pages]
+            if think:
+                max_tokens = 2 * self.max_tokens  # the thought's and the action's
         if len(conversations) == 1:
-            return [self._post(conversations[0], seed, patterns[0])]
+            return [self._post(conversations[0], seed, patterns[0], max_tokens)]
         with ThreadPoolExecutor(min(self.parallel, len(conversations))) as pool:
-            return list(pool.map(lambda c, p: self._post(c, seed, p), conversations, patterns))
+            return list(pool.map(lambda c, p: self._post(c, seed, p, max_tokens), conversations, patterns))
 
 
 class LLMAgent:
@@ -660,6 +663,7 @@ def factory(
     search_query: str = "free",
     max_observation_chars: int = 4000,
     timeout_s: float = 60.0,
+    parallel_requests: int = 8,
     reuse_prefix: str = "auto",
 ) -> AgentFactory:
     """LLM agents sharing one backend.
@@ -670,7 +674,8 @@ def factory(
     machine). ``few_shot`` adds the ``few_shot_style`` example (`shared_prompts.few_shot_example`;
     ``react``: the published ReAct WebShop episode). ``constrained`` answers only with the
     page's actions (over HTTP: a vLLM server's structured outputs); ``search_query="instruction"``
-    then makes the instruction the only search. ``timeout_s``: seconds an endpoint may take per answer.
+    then makes the instruction the only search. ``timeout_s``: seconds an endpoint may take per answer;
+    ``parallel_requests``: answers asked of it at once (one per env slot keeps a server's batch full).
     ``reuse_prefix`` (transformers only: ``true``, ``false`` or ``auto``, on for the CPU)
     reads each prompt from the cached prefix it shares with an earlier one, one slot at a
     time (`TransformersChat`).
@@ -697,6 +702,7 @@ def factory(
             temperature=temperature,
             max_tokens=max_new_tokens,
             timeout=timeout_s,
+            parallel=parallel_requests,
             constrained=constrained,
         )
     else:

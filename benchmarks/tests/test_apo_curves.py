@@ -1,4 +1,4 @@
-"""Test-success curves along training: bootstrap intervals, times to a target, checkpoint evaluations."""
+"""Test-success curves along training: times to a target, checkpoint evaluations."""
 
 from __future__ import annotations
 
@@ -12,24 +12,11 @@ import torch
 
 from benchmarks.apo_curves import (
     CurvePoint,
-    interval,
-    mean_interval,
     plot_curves,
     success_curve,
     time_to_reach,
     time_to_target_rows,
 )
-
-
-def test_the_interval_is_a_bootstrap_of_the_mean_over_seeds():
-    low, high = interval([10.0, 20.0, 30.0, 40.0, 50.0])
-    assert 10.0 <= low < 30.0 < high <= 50.0
-    # Seeds that agree give a narrower interval; one seed (or all equal) gives the value itself.
-    close_low, close_high = interval([29.0, 30.0, 31.0, 30.0, 30.0])
-    assert close_high - close_low < (high - low) / 5
-    assert interval([7.0]) == (7.0, 7.0) and interval([3.0, 3.0]) == (3.0, 3.0)
-    assert mean_interval([20.0, 22.0]) == "21.0 [20.0, 22.0]"
-    assert mean_interval([20.0]) == "20.0"
 
 
 def test_the_cost_to_reach_a_target_is_interpolated_between_evaluations():

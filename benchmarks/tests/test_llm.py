@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import re
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
@@ -118,12 +119,19 @@ class _StubChatServer(BaseHTTPRequestHandler):
 
     requests: list[dict] = []
     prose = False  # answer prose instead: a server that ignores structured outputs
+    in_flight = peak_in_flight = 0  # requests being answered now, and the most at once
+    lock = threading.Lock()
 
     def do_POST(self) -> None:
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
-        type(self).requests.append(
-            {"path": self.path, "body": body, "auth": self.headers.get("Authorization")}
-        )
+        cls = type(self)
+        with cls.lock:
+            cls.requests.append({"path": self.path, "body": body, "auth": self.headers.get("Authorization")})
+            cls.in_flight += 1
+            cls.peak_in_flight = max(cls.peak_in_flight, cls.in_flight)
+        time.sleep(0.05)  # long enough for requests sent together to overlap
+        with cls.lock:
+            cls.in_flight -= 1
         prompt = body["messages"][-1]["content"]
         actions = re.findall(r"^- (\S.*)$", prompt.split("Available actions:")[1], flags=re.M)
         instruction = prompt.split("\n")[0].removeprefix("Instruction: ")
@@ -151,6 +159,7 @@ class _StubChatServer(BaseHTTPRequestHandler):
 def stub_server():
     _StubChatServer.requests = []
     _StubChatServer.prose = False
+    _StubChatServer.in_flight = _StubChatServer.peak_in_flight = 0
     server = ThreadingHTTPServer(("127.0.0.1", 0), _StubChatServer)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -177,6 +186,14 @@ def test_http_client_plays_two_episodes_against_a_local_server(stub_server, monk
     assert [m["role"] for m in first["body"]["messages"]] == ["system", "user"]
     # Later turns carry one earlier turn: system, user, assistant, user.
     assert [m["role"] for m in requests[-1]["body"]["messages"]] == ["system", "user", "assistant", "user"]
+
+
+@pytest.mark.parametrize("parallel", [1, 4])
+def test_http_client_asks_parallel_requests_at_once(stub_server, parallel):
+    options = {"model": "m", "base_url": stub_server, "parallel_requests": str(parallel)}
+    records = run_agent("llm-http", make_factory("llm", options), MINI, episodes=4, n_envs=4, progress=False)
+    assert all(record["purchased"] for record in records)
+    assert _StubChatServer.peak_in_flight == parallel
 
 
 def test_answer_pattern_allows_exactly_the_page_actions():

@@ -5,10 +5,9 @@ from __future__ import annotations
 import gzip
 import json
 
-import numpy as np
 import pytest
 
-from benchmarks.paired import bootstrap_interval, compare, main
+from benchmarks.paired import compare, main
 
 
 def write_run(path, successes, manifest="m"):
@@ -33,13 +32,6 @@ def test_the_difference_pairs_goals(tmp_path):
     assert table[2].startswith("| pi_ref | 20.0 [") and table[3].startswith("| A*PO | 30.0 [")
     low, high = (float(x) for x in table[4].split("|")[2].split("[")[1].rstrip("] ").split(","))
     assert table[4].startswith("| A*PO - pi_ref | 10.0 [") and 4.0 <= low < 10.0 < high <= 16.0
-
-
-def test_bootstrap_interval_brackets_the_mean_and_is_exact_for_constants():
-    values = np.array([0.0] * 50 + [100.0] * 50)
-    low, high = bootstrap_interval(values)
-    assert 35 < low < 50 < high < 65
-    assert bootstrap_interval(np.full(10, 7.0)) == (7.0, 7.0)
 
 
 def test_runs_on_different_goals_are_refused(tmp_path, capsys):
