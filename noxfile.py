@@ -338,7 +338,7 @@ def train(session: nox.Session) -> None:
 
     No arguments: the `cpu-demo` preset on WebShop-Mini-Text-v0 into runs/cpu-demo. Arguments go
     to `python -m apo_agent`, e.g. `nox -s train -- --preset smollm2-cpu` (SmolLM2-135M-Instruct,
-    LoRA; about 2.5 hours), `-- --preset gpu-1.5b` or `-- --algorithm grpo`.
+    LoRA; about 2 hours), `-- --preset gpu-1.5b` or `-- --algorithm grpo`.
     """
     install(session, "torch==2.13.0")
     install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]")
