@@ -98,21 +98,36 @@ def answer_pattern(page: PageActions, think: bool = False, max_thought_chars: in
     >>> bool(re.fullmatch(pattern, "<action>click[2 oz]</action>"))
     False
     """
-    choices = [
-        _literal(format_model_output(action))
-        for action in page.available_actions
-        if action.startswith("click[")
-    ]
-    if any(action.startswith("search[") for action in page.available_actions):
-        if page.fixed_query is not None:
-            choices.append(_literal(format_model_output(f"search[{page.fixed_query}]")))
-        else:
-            before, _, after = format_model_output("search[QUERY]").partition("QUERY")
-            choices.append(f"{_literal(before)}{QUERY_CHARS}{{1,{MAX_QUERY_CHARS}}}{_literal(after)}")
+    choices = [_literal(answer) for answer in _whole_answers(page)]
+    if _has_search(page) and page.fixed_query is None:
+        before, _, after = format_model_output("search[QUERY]").partition("QUERY")
+        choices.append(f"{_literal(before)}{QUERY_CHARS}{{1,{MAX_QUERY_CHARS}}}{_literal(after)}")
     if not choices:
         raise ValueError(f"a page without actions to answer with: {page.available_actions}")
     thought = f"{_literal(THINK_OPEN)}[^<]{{0,{max_thought_chars}}}{_literal(THINK_CLOSE)}" if think else ""
     return f"{thought}({'|'.join(choices)})"
+
+
+def answer_token_budget(page: PageActions, max_tokens: int) -> int:
+    """Tokens to allow a constrained answer on ``page``: ``max_tokens``, or more where a
+    whole answer is longer (one token per UTF-8 byte, as a byte-level token spells at least
+    one, and the stop token), so that no click, nor the fixed search, is cut short. 1k
+    synthetic instructions run past 64 tokens. A free query still ends at ``max_tokens``."""
+    longest = max((len(answer.encode()) for answer in _whole_answers(page)), default=0)
+    return max(max_tokens, longest + 1)
+
+
+def _whole_answers(page: PageActions) -> list[str]:
+    """The page's answers that are fixed text: its clicks, and its search when the query is."""
+    clicks = [action for action in page.available_actions if action.startswith("click[")]
+    answers = [format_model_output(action) for action in clicks]
+    if _has_search(page) and page.fixed_query is not None:
+        answers.append(format_model_output(f"search[{page.fixed_query}]"))
+    return answers
+
+
+def _has_search(page: PageActions) -> bool:
+    return any(action.startswith("search[") for action in page.available_actions)
 
 
 class ChatBackend(Protocol):
@@ -314,8 +329,13 @@ class TransformersChat:
             ActionConstraint.for_page(self._vocabulary, page.available_actions, page.fixed_query)
             for page in pages
         ]
+        # As over HTTP (`answer_token_budget`): no whole action cut short; here one token per
+        # character, as the constraint only allows tokens of whole characters.
+        longest = max((len(answer) for constraint in constraints for answer in constraint.answers), default=0)
         actions = self._generate(
-            [prompt + thought for prompt, thought in zip(prompts, thoughts, strict=True)], constraints
+            [prompt + thought for prompt, thought in zip(prompts, thoughts, strict=True)],
+            constraints,
+            max_new_tokens=max(self.max_new_tokens, longest + 1),
         )
         return [thought + action for thought, action in zip(thoughts, actions, strict=True)]
 
@@ -324,16 +344,17 @@ class TransformersChat:
         prompts: Sequence[str],
         constraints: Sequence[Any] | None = None,
         stop_strings: list[str] | None = None,
+        max_new_tokens: int | None = None,
     ) -> list[str]:
         """The continuations of ``prompts`` (chat-templated text): in one left-padded batch,
         or with ``reuse_prefix`` one at a time, each from its cached prefix."""
         if not self.reuse_prefix:
-            return self._generate_batch(prompts, constraints, stop_strings)
+            return self._generate_batch(prompts, constraints, stop_strings, max_new_tokens)
         # Two caches a conversation: the one it reuses and the one it leaves for its next turn.
         self.prefixes.capacity = max(self.prefixes.capacity, 2 * len(prompts))
         rows = constraints if constraints is not None else [None] * len(prompts)
         return [
-            self._generate_batch([prompt], None if row is None else [row], stop_strings)[0]
+            self._generate_batch([prompt], None if row is None else [row], stop_strings, max_new_tokens)[0]
             for prompt, row in zip(prompts, rows, strict=True)
         ]
 
@@ -342,8 +363,10 @@ class TransformersChat:
         prompts: Sequence[str],
         constraints: Sequence[Any] | None = None,
         stop_strings: list[str] | None = None,
+        max_new_tokens: int | None = None,
     ) -> list[str]:
-        """Continuations in one left-padded batch (of one prompt when reusing prefixes)."""
+        """Continuations in one left-padded batch (of one prompt when reusing prefixes), of up
+        to ``max_new_tokens`` (default: the backend's)."""
         import torch
         from transformers import LogitsProcessorList
 
@@ -374,7 +397,7 @@ class TransformersChat:
         with torch.no_grad():
             output = self.model.generate(
                 **inputs,
-                max_new_tokens=self.max_new_tokens,
+                max_new_tokens=max_new_tokens or self.max_new_tokens,
                 pad_token_id=self.tokenizer.pad_token_id,
                 **options,
             )
@@ -466,9 +489,10 @@ class OpenAIChat:
         retries: Attempts per request on connection errors and 429 / 5xx answers.
         parallel: Requests in flight at once.
         constrained: Answer only with the page's actions (`answer_pattern`, sent as vLLM's
-            ``structured_outputs``; needs ``pages`` in `complete`). With thoughts, the
-            thought may take up to 3 characters per token of ``max_tokens`` and the request
-            ``max_tokens`` more tokens for the action.
+            ``structured_outputs``; needs ``pages`` in `complete`). The action may take
+            more than ``max_tokens`` where the page has a longer click or fixed search
+            (`answer_token_budget`). With thoughts, the thought may take up to 3 characters
+            per token of ``max_tokens`` and the request ``max_tokens`` more tokens for it.
     """
 
     def __init__(
@@ -556,17 +580,17 @@ class OpenAIChat:
         think: bool = False,
     ) -> list[str]:
         patterns: list[str | None] = [None] * len(conversations)
-        max_tokens = self.max_tokens
+        budgets = [self.max_tokens] * len(conversations)
         if self.constrained:
             if pages is None or len(pages) != len(conversations):
                 raise ValueError("a constrained backend needs the page's actions of every conversation")
             patterns = [answer_pattern(page, think, 3 * self.max_tokens) for page in pages]
-            if think:
-                max_tokens = 2 * self.max_tokens  # the thought's and the action's
+            thought = self.max_tokens if think else 0
+            budgets = [thought + answer_token_budget(page, self.max_tokens) for page in pages]
         if len(conversations) == 1:
-            return [self._post(conversations[0], seed, patterns[0], max_tokens)]
+            return [self._post(conversations[0], seed, patterns[0], budgets[0])]
         with ThreadPoolExecutor(min(self.parallel, len(conversations))) as pool:
-            return list(pool.map(lambda c, p: self._post(c, seed, p, max_tokens), conversations, patterns))
+            return list(pool.map(lambda c, p, b: self._post(c, seed, p, b), conversations, patterns, budgets))
 
 
 class LLMAgent:

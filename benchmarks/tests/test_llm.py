@@ -11,9 +11,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from benchmarks.agents import make_factory
-from benchmarks.agents.llm import LLMAgent, OpenAIChat, PageActions, answer_pattern
+from benchmarks.agents.llm import LLMAgent, OpenAIChat, PageActions, answer_pattern, answer_token_budget
 from benchmarks.run import EnvSpec, run_agent
-from shared_prompts import action_from_answer
+from shared_prompts import action_from_answer, format_model_output
 
 MINI = EnvSpec("WebShop-Mini-Text-v0", "test")
 
@@ -141,7 +141,9 @@ class _StubChatServer(BaseHTTPRequestHandler):
             action = "click[buy now]"
         else:
             action = next(a for a in actions if re.fullmatch(r"click\[b0\w{8}\]", a))
-        content = "I would buy it." if self.prose else f"<think>go</think><action>{action}</action>"
+        regex = body.get("structured_outputs", {}).get("regex")  # thoughts unless it rules them out
+        thought = "<think>go</think>" if regex is None or regex.startswith("<think>") else ""
+        content = "I would buy it." if self.prose else f"{thought}<action>{action}</action>"
         message = {"role": "assistant", "content": content}
         answer = {"choices": [{"message": message, "finish_reason": "stop"}]}
         data = json.dumps(answer).encode()
@@ -219,6 +221,30 @@ def test_answer_pattern_allows_exactly_the_page_actions():
     assert not re.fullmatch(thinking, "<action>click[buy now]</action>")
     with pytest.raises(ValueError, match="without actions"):
         answer_pattern(PageActions(()))
+
+
+def test_answer_token_budget_covers_the_longest_whole_answer():
+    clicks = PageActions(("click[back to search]", "click[b0123456789]"))
+    assert answer_token_budget(clicks, 64) == 64  # every click fits
+    query = "a long instruction, " * 10 + "caf\u00e9"  # 204 characters, 205 UTF-8 bytes
+    fixed = PageActions(("search[<query>]", "click[next >]"), fixed_query=query)
+    assert answer_token_budget(fixed, 64) == len(format_model_output(f"search[{query}]").encode()) + 1
+    # A free query is left to max_tokens: its length is the model's.
+    assert answer_token_budget(PageActions(("search[<query>]",)), 64) == 64
+
+
+def test_constrained_instruction_search_is_never_cut_short(stub_server, tiny_chat_model):
+    # 4 tokens cannot hold "<action>search[<instruction>]</action>": both backends stretch.
+    options = {"constrained": "true", "think": "false", "max_new_tokens": "4", "search_query": "instruction"}
+    served = make_factory("llm", {"model": "stub-model", "base_url": stub_server, **options})
+    (record,) = run_agent("llm-http", served, MINI, episodes=1, n_envs=1, progress=False)
+    search = format_model_output(f"search[{record['instruction']}]")
+    assert _StubChatServer.requests[0]["body"]["max_tokens"] == len(search.encode()) + 1
+    local = make_factory("llm", {"model": str(tiny_chat_model), "cpu_threads": "1", **options})
+    (record,) = run_agent("llm", local, MINI, episodes=1, n_envs=1, progress=False)
+    first = record["trajectory"][1]
+    assert first["model_output"] == format_model_output(f"search[{record['instruction']}]")
+    assert not first["action_error"]
 
 
 def test_http_client_sends_the_page_pattern_when_constrained(stub_server):
