@@ -323,19 +323,17 @@ class TransformersChat:
             started = [prompt + THINK_OPEN for prompt in prompts]
             said = self._generate(started, stop_strings=[THINK_CLOSE])
             thoughts = [THINK_OPEN + text.split(THINK_CLOSE)[0] + THINK_CLOSE for text in said]
-        from apo_agent.constrained import ActionConstraint
+        from apo_agent.constrained import ActionConstraint, answer_budget
 
         constraints = [
             ActionConstraint.for_page(self._vocabulary, page.available_actions, page.fixed_query)
             for page in pages
         ]
-        # As over HTTP (`answer_token_budget`): no whole action cut short; here one token per
-        # character, as the constraint only allows tokens of whole characters.
-        longest = max((len(answer) for constraint in constraints for answer in constraint.answers), default=0)
+        # As over HTTP (`answer_token_budget`): no whole action cut short.
         actions = self._generate(
             [prompt + thought for prompt, thought in zip(prompts, thoughts, strict=True)],
             constraints,
-            max_new_tokens=max(self.max_new_tokens, longest + 1),
+            max_new_tokens=max(answer_budget(self.max_new_tokens, c) for c in constraints),
         )
         return [thought + action for thought, action in zip(thoughts, actions, strict=True)]
 

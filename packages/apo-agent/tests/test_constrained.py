@@ -11,7 +11,7 @@ import torch
 
 import webshop_gym  # noqa: F401
 from apo_agent.config import TrainConfig
-from apo_agent.constrained import ActionConstraint, ActionVocabulary
+from apo_agent.constrained import ActionConstraint, ActionVocabulary, answer_budget
 from apo_agent.context import EpisodeContext, PromptEncoder, TokenSequence
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import action_from_answer, collect_episodes
@@ -183,6 +183,26 @@ def test_with_the_instruction_as_query_searching_is_one_whole_answer(tokenizer, 
     other = ids_of(tokenizer, format_model_output("search[blue shoes]"))
     other_along = constraint.allowed_along(other)
     assert any(allowed is None for allowed in other_along)  # it left the constraint: not a sample
+
+
+def test_a_whole_action_longer_than_max_new_tokens_is_not_cut(tokenizer, tiny_model_dir, vocabulary):
+    """The instruction search gets the tokens it needs; an unconstrained answer sampled in the
+    same batch still stops at ``max_new_tokens``."""
+    instruction = "i need a red frying pan with a glass lid, and price lower than 40.00 dollars"
+    search = ActionConstraint.for_page(vocabulary, ["search[<query>]"], fixed_query=instruction)
+    assert search.whole_answer_tokens == len(search.answers[0]) + 1 > 4
+    assert answer_budget(4, search) == search.whole_answer_tokens
+    assert answer_budget(4, ActionConstraint.for_page(vocabulary, ["search[<query>]"])) == 4  # a free query
+    assert answer_budget(4, None) == 4
+    policy = LMPolicy.load(str(tiny_model_dir), device="cpu", with_reference=False)
+    prompt = ids_of(tokenizer, "i need a red frying pan")
+    whole, free = policy.sample(
+        [prompt, prompt], max_new_tokens=4, temperature=1.0, constraints=[search, None]
+    )
+    assert whole.ids[-1] in policy.stop_ids
+    assert "".join(vocabulary.text[i] for i in whole.ids[:-1]) == search.answers[0]
+    assert len(whole.logprobs) == len(whole.ids)
+    assert 1 <= len(free.ids) <= 4 and len(free.logprobs) == len(free.ids)
 
 
 def test_demonstrations_stay_inside_the_constraint(tokenizer):

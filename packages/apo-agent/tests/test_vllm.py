@@ -138,14 +138,15 @@ def test_episodes_are_token_in_token_out(policy, engine):
     assert mean < MEAN_TOLERANCE and largest < MAX_TOLERANCE
 
 
-def test_constrained_greedy_answers_equal_the_transformers_backend(policy, engine):
+@pytest.mark.parametrize("max_new_tokens", [80, 4])  # 4: whole actions still get their tokens
+def test_constrained_greedy_answers_equal_the_transformers_backend(policy, engine, max_new_tokens):
     encoder = encoder_for(policy.tokenizer, constrain=True)
     prompts, constraints = [], []
     for observation, info in pages():
         context = EpisodeContext(encoder)
         prompts.append(context.prompt(observation, info))
         constraints.append(context.constraint)
-    options = dict(max_new_tokens=80, temperature=0.0, constraints=constraints)
+    options = dict(max_new_tokens=max_new_tokens, temperature=0.0, constraints=constraints)
     on_vllm = engine.sample(prompts, **options)
     on_transformers = TransformersEngine(policy).sample(prompts, **options)
     assert [s.ids for s in on_vllm] == [s.ids for s in on_transformers]
@@ -156,6 +157,17 @@ def test_constrained_greedy_answers_equal_the_transformers_backend(policy, engin
         assert action_from_answer(text) in info["available_actions"] or action_from_answer(text) == (
             f"search[{info['instruction']}]"
         )
+
+
+def test_a_whole_action_budget_past_max_model_len_ends_with_the_context(policy, engine):
+    """The instruction search may take ~100 tokens; 8 are left before max_model_len (2048)."""
+    observation, info = pages()[0]
+    context = EpisodeContext(encoder_for(policy.tokenizer, constrain=True))
+    context.prompt(observation, info)
+    assert context.constraint.whole_answer_tokens > 8
+    options = dict(max_new_tokens=4, temperature=0.0, constraints=[context.constraint])
+    (sample,) = engine.sample([[1] * 2040], **options)
+    assert 1 <= len(sample.ids) <= 8
 
 
 def test_constrained_samples_stay_on_the_page_and_are_scored_over_the_same_ids(policy, engine):

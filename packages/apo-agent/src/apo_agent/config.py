@@ -109,7 +109,8 @@ class TrainConfig:
     max_observation_chars: int | None = 4000
     """Pages are cut to this many characters in the prompt (``None``: whole)."""
     max_new_tokens: int = 256
-    """Longest answer per turn; longer ones are cut (and then usually fail to parse: an invalid action)."""
+    """Longest answer per turn; longer ones are cut (and then usually fail to parse: an invalid
+    action). Under ``constrain_actions`` a whole action that needs more tokens gets them."""
     max_prompt_tokens: int = 8192
     """Longest context; a longer one keeps its last tokens (counted in ``charts/truncated_prompts``)."""
     temperature: float = 1.0
@@ -389,7 +390,7 @@ _SMOLLM2: dict[str, Any] = dict(
     output_dir="runs/smollm2",
     model="smollm2",
     device="auto",
-    max_new_tokens=64,  # the instruction search is up to ~55 tokens with its tags
+    max_new_tokens=64,  # mini instruction searches take up to 58 (longer ones get what they need)
     max_prompt_tokens=768,
     num_envs=8,
     demo_goals=200,

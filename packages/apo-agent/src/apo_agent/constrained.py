@@ -27,6 +27,7 @@ Example:
 from __future__ import annotations
 
 import bisect
+import functools
 from collections import defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -133,6 +134,13 @@ class ActionConstraint:
         answers = tuple(vocabulary.canonical(format_model_output(action)) for action in actions)
         return cls(vocabulary, answers, open_prefix)
 
+    @functools.cached_property
+    def whole_answer_tokens(self) -> int:
+        """The most tokens a whole answer (a click, or the fixed search) can take, with the
+        stop token: one per character, since a sampled answer may spell it in pieces that
+        small; 0 when the only answer is a free search."""
+        return max((len(answer) + 1 for answer in self.answers), default=0)
+
     def allowed_next(self, ids: Sequence[int]) -> Allowed:
         """The tokens that may follow the answer tokens ``ids`` (None: any)."""
         return self._walk(ids)[1]
@@ -180,3 +188,11 @@ class ActionConstraint:
         # Nothing fits (an action the vocabulary cannot spell in whole characters): let go
         # rather than leave the model no token at all; the env reports what it writes.
         return tuple(sorted(allowed)) if allowed else None
+
+
+def answer_budget(max_new_tokens: int, constraint: ActionConstraint | None) -> int:
+    """How many tokens one answer may take: ``max_new_tokens``, or more on a constrained page
+    whose longest whole answer may need it (a 1k-catalogue instruction search runs to ~90
+    tokens as SmolLM2 spells it): cut short, a whole answer would be no action at all. Only
+    a budget: a constrained answer ends with its stop token."""
+    return max_new_tokens if constraint is None else max(max_new_tokens, constraint.whole_answer_tokens)

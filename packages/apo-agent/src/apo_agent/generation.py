@@ -17,7 +17,7 @@ from typing import Any
 
 import torch
 
-from apo_agent.constrained import ActionConstraint
+from apo_agent.constrained import ActionConstraint, answer_budget
 
 
 @dataclass(frozen=True)
@@ -47,12 +47,16 @@ def sample_batch(
     Each answer ends at its first stop token (kept) or after ``max_new_tokens``.
     ``temperature == 0`` decodes greedily; otherwise tokens come from the full softmax (no
     top-k / top-p). ``constraints`` (one per prompt, or None) restrict each answer to its
-    page's actions (`apo_agent.constrained`).
+    page's actions (`apo_agent.constrained`); a whole action longer than ``max_new_tokens``
+    gets the tokens it needs (`apo_agent.constrained.answer_budget`).
     """
     from transformers import GenerationConfig, LogitsProcessorList
 
     if not prompts:
         return []
+    if constraints is not None and len(constraints) != len(prompts):
+        raise ValueError(f"{len(prompts)} prompts but {len(constraints)} constraints")
+    budgets = [answer_budget(max_new_tokens, c) for c in constraints or [None] * len(prompts)]
     width = max(len(p) for p in prompts)
     input_ids = torch.full((len(prompts), width), pad_id, dtype=torch.long)
     attention_mask = torch.zeros((len(prompts), width), dtype=torch.long)
@@ -65,7 +69,7 @@ def sample_batch(
     if temperature > 0:
         sampling = dict(do_sample=True, temperature=temperature, top_k=0, top_p=1.0)
     generation_config = GenerationConfig(
-        max_new_tokens=max_new_tokens,
+        max_new_tokens=max(budgets),
         eos_token_id=list(stop_ids),
         pad_token_id=pad_id,
         repetition_penalty=1.0,
@@ -75,8 +79,6 @@ def sample_batch(
         owner.generation_config = generation_config
     processors = LogitsProcessorList()
     if constraints is not None and any(c is not None for c in constraints):
-        if len(constraints) != len(prompts):
-            raise ValueError(f"{len(prompts)} prompts but {len(constraints)} constraints")
         processors.append(_AllowedTokens(constraints, width))
     recorder = _LogprobRecorder(temperature)
     processors.append(recorder)  # last: it sees the logits the sampler draws from
@@ -99,7 +101,9 @@ def sample_batch(
     logprobs = torch.stack(recorder.picked, dim=1).tolist() if recorder.picked else [[] for _ in prompts]
     samples = []
     for row, answer in enumerate(output[:, width:].tolist()):
+        # A row stops at its own budget even where the batch ran on for a longer one.
         cut = next((i + 1 for i, token in enumerate(answer) if token in stop_ids), len(answer))
+        cut = min(cut, budgets[row])
         samples.append(Sample(answer[:cut], logprobs[row][:cut]))
     return samples
 

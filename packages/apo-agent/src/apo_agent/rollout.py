@@ -93,7 +93,8 @@ def collect_episodes(
         envs: Envs of the split the goal indices refer to; their number is the batch size.
         encoder: Builds the prompts (`apo_agent.context.PromptEncoder`).
         requests: ``(goal_index, seed)`` pairs.
-        max_new_tokens: Answer length limit per turn.
+        max_new_tokens: Answer length limit per turn (a constrained whole action gets the
+            tokens it needs: `apo_agent.constrained.answer_budget`).
         temperature: Sampling temperature (0: greedy).
         description: Progress-bar label.
         progress: Show a progress bar.

@@ -39,7 +39,9 @@ class RolloutEngine(Protocol):
         stop token, or ``max_new_tokens`` of them) and each id's log-prob under the
         distribution it was drawn from (softmax over the allowed ids, divided by the
         temperature). ``temperature == 0`` is greedy; there is no top-k / top-p.
-        ``constraints`` (one per prompt, or None) restrict answers to the page's actions."""
+        ``constraints`` (one per prompt, or None) restrict answers to the page's actions; a
+        whole action longer than ``max_new_tokens`` gets the tokens it needs
+        (`apo_agent.constrained.answer_budget`)."""
         ...
 
     def sync_weights(self, model: Any) -> None:

@@ -55,7 +55,7 @@ from typing import Any
 import numpy as np
 import torch
 
-from apo_agent.constrained import ActionConstraint, stop_token_ids
+from apo_agent.constrained import ActionConstraint, answer_budget, stop_token_ids
 from apo_agent.generation import Sample
 
 _CONSTRAINT_KEY = "apo_agent_constraint"
@@ -174,6 +174,9 @@ class VLLMEngine:
         try:
             for index in range(len(prompts)):
                 constraint = constraints[index] if constraints is not None else None
+                # Where a whole action's budget runs past max_model_len, the context ends first.
+                room = self.llm.model_config.max_model_len - len(prompts[index])
+                budget = min(answer_budget(max_new_tokens, constraint), max(room, 1))
                 extra = None
                 if constraint is not None:
                     keys.append(next(_KEYS))
@@ -186,7 +189,7 @@ class VLLMEngine:
                         top_k=0,
                         min_p=0.0,
                         repetition_penalty=1.0,
-                        max_tokens=max_new_tokens,
+                        max_tokens=budget,
                         stop_token_ids=self.stop_ids,
                         logprobs=0,
                         detokenize=False,
