@@ -91,8 +91,7 @@ def measure(policy: LMPolicy, config: TrainConfig, envs: list[gym.Env], steps: i
     """Mean rollout / update figures over ``steps`` steps after one warm-up step."""
     encoder = prompt_encoder(policy.tokenizer, config)
     optimizer = torch.optim.AdamW(policy.trainable_parameters(), lr=config.learning_rate)
-    per_goal = config.group_size if config.algorithm == "grpo" else 1
-    goals = config.episodes_per_step // per_goal
+    goals, per_goal = config.goals_per_step, config.episodes_per_step // config.goals_per_step
     values = {g: GoalValue(g, 0.0, (0.0,)) for g in range(goals)}
     random_returns = torch.Generator().manual_seed(0)
     rows = []
@@ -180,7 +179,8 @@ def main(argv: list[str] | None = None) -> str:
             model=f"random-{arguments.arch}",  # a label: the model is built above
             device=str(device),
             algorithm=algorithm,
-            episodes_per_step=arguments.episodes,
+            # The same episodes per step for both: this measures the cost of an episode.
+            goals_per_step=arguments.episodes // (arguments.group_size if algorithm == "grpo" else 1),
             num_envs=arguments.envs,
             group_size=arguments.group_size,
             max_steps=arguments.max_steps,

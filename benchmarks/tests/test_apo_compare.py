@@ -1,45 +1,178 @@
-"""The A*PO vs GRPO report: mean and bootstrap interval over seeds, per-seed rows, equal Stage 2 budgets."""
+"""The A*PO vs GRPO report on synthetic run records (no training): intervals over seeds,
+paired per-seed differences, both CPU clocks, times to levels every run reaches, and runs
+reused from their kept records."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import math
+import shutil
+from pathlib import Path
 
+import numpy as np
+import pytest
+from scipy import stats
+
+import benchmarks.apo_compare as apo_compare
 from apo_agent.config import TrainConfig
-from benchmarks.apo_compare import finished_run, markdown, plot, summarise, training_curve
+from benchmarks.apo_compare import (
+    finished_run,
+    keep_policy,
+    kept_run,
+    markdown,
+    paired_differences,
+    plot,
+    signs,
+    summarise,
+    training_curve,
+)
+from benchmarks.apo_curves import CurvePoint, every_run_targets, target_costs, target_sections
+from benchmarks.intervals import interval, mean_interval, ratio_interval
+
+COMMAND = "python -m benchmarks.apo_compare"
 
 
-def fake_run(reference_success, trained_success, stage1, training_s):
-    return {
+def fake_run(reference_success, trained_success, stage1, training_s, cpu=None, score=60.0):
+    run = {
         "test": {
             "reference": {"success": reference_success, "score": 50.0, "goals": 100},
-            "trained": {"success": trained_success, "score": 60.0, "goals": 100},
+            "trained": {"success": trained_success, "score": score, "goals": 100},
         },
         "improvement": {"success": trained_success - reference_success, "score": 10.0},
         "stage1_episodes": stage1,
         "stage2_episodes": 512,
         "wall_time_s": {"training": training_s},
     }
+    if cpu is not None:
+        run["cpu_time_s"] = {"stage1": cpu[0], "stage2": cpu[1]}
+    return run
+
+
+def t_cell(values, digits=1):
+    """The mean and its 95% Student-t interval, computed here straight from scipy."""
+    mean = sum(values) / len(values)
+    low, high = stats.t.interval(0.95, len(values) - 1, loc=mean, scale=stats.sem(values))
+    return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def test_intervals_over_seeds_are_student_t_by_default_and_bca_from_ten():
+    # 2 +- t(0.975, 2) * s / sqrt(3) with s = 1: t(0.975, 2) = 4.3027.
+    low, high = interval([1.0, 2.0, 3.0], "t")
+    assert low == pytest.approx(2 - 4.302653 / math.sqrt(3)) and high == pytest.approx(
+        2 + 4.302653 / math.sqrt(3)
+    )
+    assert mean_interval([10.0, 20.0, 40.0, 30.0, 50.0], method="t") == t_cell([10.0, 20.0, 40.0, 30.0, 50.0])
+    # The t interval of five seeds is wider than the percentile bootstrap's, which undercovers.
+    bootstrap_low, bootstrap_high = interval([10.0, 20.0, 40.0, 30.0, 50.0])
+    t_low, t_high = interval([10.0, 20.0, 40.0, 30.0, 50.0], "t")
+    assert t_low < bootstrap_low and t_high > bootstrap_high
+    assert interval([3.0, 3.0], "t") == (3.0, 3.0) and interval([7.0], "bca") == (7.0, 7.0)
+    ten = [float(v) for v in (3, 8, 1, 9, 4, 6, 2, 7, 5, 12)]
+    expected = stats.bootstrap((ten,), np.mean, n_resamples=10_000, method="BCa", random_state=0)
+    assert interval(ten, "bca") == (expected.confidence_interval.low, expected.confidence_interval.high)
+    # Skewed values: BCa corrects the percentile interval (and is not the t interval).
+    assert interval(ten, "bca") != interval(ten, "percentile") and interval(ten, "bca") != interval(ten, "t")
+    with pytest.raises(ValueError, match="BCa needs at least 10"):
+        interval(ten[:9], "bca")
+    with pytest.raises(ValueError, match="method"):
+        interval(ten, "normal")
+
+
+def test_a_ratio_is_summarised_by_its_geometric_mean_and_the_t_interval_of_its_logs():
+    # logs ln 2 and ln 8: mean ln 4, standard error ln 8 - ln 4 = ln 2, t(0.975, 1) = 12.7062.
+    mean, low, high = ratio_interval([2.0, 8.0])
+    assert mean == pytest.approx(4.0)
+    assert low == pytest.approx(4.0 / 2**12.706205) and high == pytest.approx(4.0 * 2**12.706205)
+    assert ratio_interval([3.0, 3.0, 3.0]) == pytest.approx((3.0, 3.0, 3.0))
 
 
 def test_summary_and_table():
     runs = {
-        "apo-seed0": fake_run(20.0, 40.0, 512, 300.0),
-        "grpo-seed0": fake_run(20.0, 30.0, 0, 250.0),
-        "apo-seed1": fake_run(22.0, 44.0, 512, 320.0),
-        "grpo-seed1": fake_run(22.0, 28.0, 0, 260.0),
+        "apo-seed0": fake_run(20.0, 40.0, 512, 300.0, cpu=(400.0, 600.0)),
+        "grpo-seed0": fake_run(20.0, 30.0, 0, 250.0, cpu=(0.0, 900.0)),
+        "apo-seed1": fake_run(22.0, 44.0, 512, 320.0, cpu=(600.0, 600.0)),
+        "grpo-seed1": fake_run(22.0, 28.0, 0, 260.0, cpu=(0.0, 1000.0)),
     }
     rows = summarise(runs, [0, 1])
     assert rows["pi_ref"]["success"] == [20.0, 22.0]
     assert rows["apo"]["improvement"] == [20.0, 22.0]
-    table = markdown(rows, runs, [0, 1], "python -m benchmarks.apo_compare")
-    assert "| pi_ref (warm start) | 21.0 [20.0, 22.0] |" in table
+    # Two clocks: Stage 1 included, Stage 2 only; and Stage 1's share of A*PO's CPU.
+    assert rows["apo"]["training_cpu_s"] == [1000.0, 1200.0] and rows["apo"]["stage2_cpu_s"] == [600.0, 600.0]
+    assert rows["apo"]["stage1_cpu_share"] == [40.0, 50.0] and "stage1_cpu_share" not in rows["grpo"]
+    table = markdown(rows, runs, [0, 1], COMMAND)
+    assert "mean [95% Student-t interval] over the 2 seeds" in table
+    assert f"| pi_ref (warm start) | {t_cell([20.0, 22.0])} |" in table
     assert (
-        "| after A*PO | 42.0 [40.0, 44.0] | 60.0 [60.0, 60.0] | 21.0 [20.0, 22.0] | 512 | 512 | "
-        "310.0 [300.0, 320.0] |  |" in table
+        f"| after A*PO | {t_cell([40.0, 44.0])} | 60.0 [60.0, 60.0] | {t_cell([20.0, 22.0])} | 512 | 512 | "
+        f"{t_cell([1000.0, 1200.0], 0)} | 600 [600, 600] | {t_cell([300.0, 320.0], 0)} |" in table
     )
-    assert "| after GRPO | 29.0 [28.0, 30.0] |" in table
-    assert "| 1 | 22.0 / 50.0 | 44.0 / 60.0 | 28.0 / 60.0 | 320 | 260 |" in table
+    assert f"| after GRPO | {t_cell([30.0, 28.0])} |" in table
+    assert f"Stage 1's share of A*PO's training CPU time: {t_cell([40.0, 50.0])} %." in table
+    # Per seed: successes, then each method's CPU with Stage 1 and Stage 2 only.
+    assert "| A*PO CPU s, Stage 1 incl. | A*PO CPU s, Stage 2 | GRPO CPU s, Stage 1 incl. |" in table
+    assert "| 1 | 22.0 / 50.0 | 44.0 / 60.0 | 28.0 / 60.0 | 1200 | 600 | 1000 | 1000 |" in table
+
+
+def test_the_title_names_the_preset_and_the_environment():
+    runs = {f"{a}-seed0": fake_run(20.0, 30.0, 0, 1.0) for a in ("apo", "grpo")}
+    for run in runs.values():
+        run["config"] = {"env_id": "WebShop-Text-v0", "eval_temperature": 1.0}
+    table = markdown(summarise(runs, [0]), runs, [0], COMMAND, preset="smollm2")
+    assert table.startswith("# A*PO vs GRPO, apo-agent preset `smollm2` (WebShop-Text-v0, test split)")
+    assert "CPU demo" not in table
+
+
+def sampled_runs(per_seed):
+    """Runs of A*PO and GRPO per seed: (A*PO, GRPO) greedy success and score, sampled success."""
+    runs = {}
+    for seed, (apo, grpo) in enumerate(per_seed):
+        for algorithm, (success, score, sampled) in (("apo", apo), ("grpo", grpo)):
+            run = fake_run(20.0, success, 512 if algorithm == "apo" else 0, 300.0, score=score)
+            run["config"] = {"eval_temperature": 0.0}
+            run["test_sampled"] = {
+                "reference": {"success": 18.0, "score": 40.0, "goals": 100},
+                "trained": {"success": sampled, "score": 45.0, "goals": 100},
+            }
+            runs[f"{algorithm}-seed{seed}"] = run
+    return runs
+
+
+def test_per_seed_differences_are_paired_with_their_t_interval_and_sign_count():
+    runs = sampled_runs(
+        [
+            ((30.0, 70.0, 25.0), (33.0, 71.5, 28.0)),
+            ((34.0, 74.0, 31.0), (30.0, 72.0, 26.0)),
+            # A recorded 29% is 28.999999999999996: still a tie with GRPO's 29.
+            ((28.999999999999996, 70.0, 30.0), (29.0, 69.0, 27.0)),
+        ]
+    )
+    differences = paired_differences(runs, [0, 1, 2])
+    assert list(differences) == ["apo"]
+    assert differences["apo"]["success"] == pytest.approx([-3.0, 4.0, 0.0])
+    assert differences["apo"]["score"] == [-1.5, 2.0, 1.0]
+    assert differences["apo"]["sampled_success"] == [-3.0, 5.0, 3.0]
+    assert signs(differences["apo"]["success"]) == (1, 1, 1)
+    assert signs(differences["apo"]["sampled_success"]) == (2, 0, 1)
+    table = markdown(summarise(runs, [0, 1, 2]), runs, [0, 1, 2], COMMAND)
+    assert "### A*PO - GRPO" in table
+    assert "| seed | success (points) | score | sampled success (points, T = 1) | sampled score |" in table
+    assert "| 0 | -3.0 | -1.5 | -3.0 | 0.0 |" in table
+    assert "| 2 | 0.0 | +1.0 | +3.0 | 0.0 |" in table
+    # Success: mean 1/3, s = sqrt(37/3), t(0.975, 2) = 4.3027 -> 0.3 [-8.4, 9.1]; score: mean
+    # 0.5, s = sqrt(3.25) -> 0.5 [-4.0, 5.0].
+    assert "| mean [95% Student-t interval] | 0.3 [-8.4, 9.1] | 0.5 [-4.0, 5.0] |" in table
+    assert "BCa" not in table.split("### A*PO - GRPO")[1]  # fewer than 10 seeds
+    assert "| seeds A*PO above / equal / below | 1 / 1 / 1 | 2 / 0 / 1 | 2 / 0 / 1 | 0 / 3 / 0 |" in table
+
+
+def test_ten_seeds_add_the_bca_interval_of_the_differences():
+    per_seed = [((30.0 + d, 70.0, 30.0), (30.0, 70.0, 30.0)) for d in (1, -2, 3, 0, 5, 2, -1, 4, 6, 2)]
+    runs = sampled_runs(per_seed)
+    table = markdown(summarise(runs, list(range(10))), runs, list(range(10)), COMMAND)
+    expected = mean_interval([1.0, -2.0, 3.0, 0.0, 5.0, 2.0, -1.0, 4.0, 6.0, 2.0], method="bca")
+    assert f"| mean [95% BCa bootstrap interval] | {expected} |" in table
+    assert expected != mean_interval([1.0, -2.0, 3.0, 0.0, 5.0, 2.0, -1.0, 4.0, 6.0, 2.0], method="t")
 
 
 def test_a_greedy_report_also_gives_the_sampled_policies():
@@ -56,18 +189,116 @@ def test_a_greedy_report_also_gives_the_sampled_policies():
     rows = summarise(runs, [0, 1])
     assert rows["pi_ref"]["sampled_success"] == [10.0, 14.0]
     assert rows["apo"]["sampled_improvement"] == [20.0, 22.0]
-    table = markdown(rows, runs, [0, 1], "python -m benchmarks.apo_compare")
+    table = markdown(rows, runs, [0, 1], COMMAND)
     assert "greedy decoding (temperature 0)" in table
-    assert "| pi_ref (warm start) | 12.0 [10.0, 14.0] | 40.0 [40.0, 40.0] | |" in table
-    assert "| after A*PO | 33.0 [30.0, 36.0] | 45.0 [45.0, 45.0] | 21.0 [20.0, 22.0] |" in table
-    assert "| after GRPO | 19.0 [18.0, 20.0] | 45.0 [45.0, 45.0] | 7.0 [4.0, 10.0] |" in table
+    assert f"| pi_ref (warm start) | {t_cell([10.0, 14.0])} | 40.0 [40.0, 40.0] | |" in table
+    assert f"| after A*PO | {t_cell([30.0, 36.0])} | 45.0 [45.0, 45.0] | {t_cell([20.0, 22.0])} |" in table
+    assert f"| after GRPO | {t_cell([20.0, 18.0])} | 45.0 [45.0, 45.0] | {t_cell([10.0, 4.0])} |" in table
 
 
 def test_a_sampled_report_has_one_table():
     runs = {f"{a}-seed0": fake_run(20.0, 30.0, 0, 1.0) for a in ("apo", "grpo")}
-    table = markdown(summarise(runs, [0]), runs, [0], "python -m benchmarks.apo_compare")
+    table = markdown(summarise(runs, [0]), runs, [0], COMMAND)
     assert "one sampled episode each (temperature 1)" in table
     assert "The same policies sampled" not in table
+
+
+def curve(cpu, episodes, successes):
+    return [CurvePoint(0.0, e, y, c) for c, e, y in zip(cpu, episodes, successes, strict=True)]
+
+
+# A*PO: pi_ref, pi_ref after Stage 1 (400 CPU s, 1000 episodes), then checkpoints; GRPO: pi_ref, checkpoints.
+CURVES = {
+    "apo": {
+        0: curve([0, 400, 500, 600], [0, 1000, 1100, 1200], [20, 20, 30, 40]),
+        1: curve([0, 400, 600, 800], [0, 1000, 1200, 1400], [18, 18, 30, 36]),
+    },
+    "grpo": {
+        0: curve([0, 200, 400], [0, 800, 1600], [20, 24, 32]),
+        1: curve([0, 100, 300, 500], [0, 400, 1200, 2000], [18, 30, 38, 34]),
+    },
+}
+STAGE1 = {"apo": {0: 400.0, 1: 400.0}, "grpo": {0: 0.0, 1: 0.0}}
+
+
+def test_targets_are_levels_every_run_of_every_method_reaches():
+    targets = every_run_targets(CURVES)
+    # Top: the smallest of the runs' best successes (GRPO seed 0's 32); the lower level is
+    # halfway to it from the best pi_ref (20).
+    assert [t.success for t in targets] == [26.0, 32.0]
+    assert "halfway from the best pi_ref (20.0)" in targets[0].chosen_as
+    costs = target_costs(CURVES, 32.0, STAGE1)
+    # A*PO seed 0: 32 is 1/5 of the way from 30 (500 s) to 40 (600 s); seed 1: 1/3 from 30 to 36.
+    assert costs["apo"]["cpu_seconds"] == pytest.approx([520.0, 600.0 + 200.0 / 3])
+    assert costs["apo"]["stage2_cpu_seconds"] == pytest.approx([120.0, 200.0 + 200.0 / 3])
+    assert costs["apo"]["episodes"] == pytest.approx([1120.0, 1200.0 + 200.0 / 3])
+    # GRPO seed 0 only gets there at its last checkpoint; seed 1 a quarter of the way from 30 to 38.
+    assert costs["grpo"]["cpu_seconds"] == pytest.approx([400.0, 150.0])
+    assert costs["grpo"]["stage2_cpu_seconds"] == costs["grpo"]["cpu_seconds"]
+    assert costs["grpo"]["episodes"] == pytest.approx([1600.0, 600.0])
+    low = target_costs(CURVES, 26.0, STAGE1)
+    assert low["apo"]["cpu_seconds"] == pytest.approx([460.0, 400.0 + 200.0 * 8 / 12])
+    assert low["grpo"]["cpu_seconds"] == pytest.approx([200.0 + 200.0 * 2 / 8, 100.0 * 8 / 12])
+
+
+def test_time_to_targets_report_means_over_every_seed_and_log_ratio_intervals():
+    lines, record = target_sections(CURVES, {"apo": "A*PO", "grpo": "GRPO"}, STAGE1)
+    text = "\n".join(lines)
+    cell = t_cell([520.0, 600.0 + 200 / 3], 0)
+    assert f"| 32.0 | top: the largest success every run reaches | A*PO | {cell} |" in text
+    ratios = [520.0 / 400.0, (600.0 + 200.0 / 3) / 150.0]
+    assert record["targets"][1]["ratios"]["apo"] == pytest.approx(ratios)
+    mean, low, high = ratio_interval(ratios)
+    assert mean == pytest.approx(math.sqrt(ratios[0] * ratios[1]))
+    log_low, log_high = stats.t.interval(
+        0.95, 1, loc=sum(map(math.log, ratios)) / 2, scale=stats.sem([math.log(r) for r in ratios])
+    )
+    assert (low, high) == pytest.approx((math.exp(log_low), math.exp(log_high)))
+    assert f"| 32.0 | A*PO / GRPO | {mean:.2f} [{low:.2f}, {high:.2f}] | 1.30, 4.44 |" in text
+    # GRPO's final success per seed: 32 (seed 0, at 400 s) and 34 (seed 1, first reached at
+    # 100 + 200 * 4 / 8 = 200 s); A*PO gets to 32 at 520 s in seed 0 and to 34 in seed 1 at
+    # 600 + 200 * 4 / 6 s.
+    rows = record["reaching_grpo_final"]
+    assert [(r["target"], r["grpo"]) for r in rows] == [(32.0, 400.0), (34.0, 200.0)]
+    assert rows[0]["apo"] == pytest.approx(520.0) and rows[1]["apo"] == pytest.approx(600.0 + 800.0 / 6)
+    assert "A*PO reaches GRPO's final success in 2 of 2 seeds." in text
+
+
+def test_a_seed_where_apo_never_reaches_grpo_final_success_is_counted_not_dropped():
+    curves = {
+        "apo": {
+            0: CURVES["apo"][0],
+            1: CURVES["apo"][1],
+            2: curve([0, 400, 500], [0, 1000, 1100], [18, 18, 30]),
+        },
+        "grpo": {**CURVES["grpo"], 2: curve([0, 100, 300], [0, 400, 1200], [18, 30, 34])},
+    }
+    stage1 = {"apo": {0: 400.0, 1: 400.0, 2: 400.0}, "grpo": {0: 0.0, 1: 0.0, 2: 0.0}}
+    lines, record = target_sections(curves, {"apo": "A*PO", "grpo": "GRPO"}, stage1)
+    text = "\n".join(lines)
+    assert "| 2 | 34.0 | 300 | never | - |" in text
+    assert record["reaching_grpo_final"][2]["ratio"] is None
+    ratios = [520.0 / 400.0, (600.0 + 800.0 / 6) / 200.0]
+    mean, low, high = ratio_interval(ratios)
+    assert (
+        "A*PO reaches GRPO's final success in 2 of 3 seeds. Geometric mean of A*PO / GRPO over the "
+        f"2 seeds with a ratio: {mean:.2f} [{low:.2f}, {high:.2f}]" in text
+    )
+
+
+def test_the_report_times_the_test_curves_to_every_run_targets():
+    runs = {}
+    for seed in (0, 1):
+        for algorithm in ("apo", "grpo"):
+            points = CURVES[algorithm][seed]
+            stage1 = STAGE1[algorithm][seed]
+            run = fake_run(points[0].success, points[-1].success, 1000 if stage1 else 0, 1.0, (stage1, 100.0))
+            run["test_curve"] = points
+            runs[f"{algorithm}-seed{seed}"] = run
+    table = markdown(summarise(runs, [0, 1]), runs, [0, 1], COMMAND)
+    assert "## Time to reach test success levels that every run reaches" in table
+    assert "| 26.0 | halfway from the best pi_ref (20.0) to the top | GRPO |" in table
+    assert "reached in seeds" not in table  # no row averages a subset of seeds
 
 
 def test_a_run_that_finished_with_the_same_settings_is_reused(tmp_path):
@@ -99,45 +330,62 @@ def test_a_run_that_finished_with_the_same_settings_is_reused(tmp_path):
     assert finished_run(config) is None
 
 
+def test_runs_recorded_with_episodes_per_step_are_read_as_their_goals_per_step(tmp_path):
+    for algorithm, goals, reused in (("apo", 32, True), ("grpo", 32, False), ("grpo", 4, True)):
+        config = TrainConfig.from_preset(
+            "cpu-demo", algorithm=algorithm, goals_per_step=goals, output_dir=str(tmp_path / algorithm)
+        )
+        old = dataclasses.asdict(config)
+        del old["goals_per_step"]
+        old["episodes_per_step"] = 32  # GRPO's 32 episodes were 4 groups of 8
+        path = tmp_path / f"{algorithm}-{goals}.json"
+        path.write_text(json.dumps({"config": old, "test": {}}, default=str))
+        assert (kept_run(path, config, ["test"]) is not None) == reused
+
+
 def test_a_report_of_one_algorithm_has_only_its_rows():
     runs = {f"apo-seed{seed}": fake_run(20.0 + seed, 35.0 + seed, 512, 300.0) for seed in (0, 1)}
     rows = summarise(runs, [0, 1])
     assert set(rows) == {"pi_ref", "apo"}
     table = markdown(rows, runs, [0, 1], "python -m benchmarks.apo_compare --algorithms apo")
-    assert table.startswith("# A*PO on the CPU demo")
+    assert table.startswith("# A*PO, apo-agent preset `cpu-demo`")
     assert (
-        "| after A*PO | 35.5 [35.0, 36.0] | 60.0 [60.0, 60.0] | 15.0 [15.0, 15.0] | 512 | 512 | "
-        "300.0 [300.0, 300.0] |  |" in table
+        f"| after A*PO | {t_cell([35.0, 36.0])} | 60.0 [60.0, 60.0] | 15.0 [15.0, 15.0] | 512 | 512 |  |  | "
+        "300 [300, 300] |" in table
     )
-    assert "GRPO" not in table
-    assert "| seed | pi_ref success / score | A*PO success / score | A*PO training s |" in table
-    assert "| 1 | 21.0 / 50.0 | 36.0 / 60.0 | 300 |" in table
+    assert "GRPO" not in table and "Paired differences" not in table
+    assert "| seed | pi_ref success / score | A*PO success / score | A*PO CPU s, Stage 1 incl. |" in table
+    assert "| 1 | 21.0 / 50.0 | 36.0 / 60.0 |  |  |" in table
 
 
-def test_later_rounds_are_reported_against_the_first_pi_ref_with_their_episodes_added_up():
+def test_later_rounds_are_reported_against_the_first_pi_ref_with_their_costs_added_up():
     runs = {
-        "apo-seed0": fake_run(20.0, 30.0, 512, 300.0),
-        "apo-seed0-round2": fake_run(30.0, 36.0, 256, 200.0),  # its pi_ref is round 1's policy
-        "grpo-seed0": fake_run(20.0, 33.0, 0, 250.0),
+        "apo-seed0": fake_run(20.0, 30.0, 512, 300.0, cpu=(100.0, 200.0)),
+        "apo-seed0-round2": fake_run(30.0, 36.0, 256, 200.0, cpu=(50.0, 150.0)),  # pi_ref: round 1's policy
+        "grpo-seed0": fake_run(20.0, 33.0, 0, 250.0, cpu=(0.0, 400.0)),
     }
     rows = summarise(runs, [0])
     assert rows["pi_ref"]["success"] == [20.0]
     assert rows["apo-round2"]["improvement"] == [16.0]
     table = markdown(rows, runs, [0], "python -m benchmarks.apo_compare --rounds 2")
-    assert "| after A*PO | 30.0 | 60.0 | 10.0 | 512 | 512 | 300.0 |  |" in table
-    assert "| after A*PO, 2 rounds | 36.0 | 60.0 | 16.0 | 768 | 1024 | 500.0 |  |" in table
-    assert "| after GRPO | 33.0 | 60.0 | 13.0 | 0 | 512 | 250.0 |  |" in table
+    assert "| after A*PO | 30.0 | 60.0 | 10.0 | 512 | 512 | 300 | 200 | 300 |" in table
+    assert "| after A*PO, 2 rounds | 36.0 | 60.0 | 16.0 | 768 | 1024 | 500 | 350 | 500 |" in table
+    assert "| after GRPO | 33.0 | 60.0 | 13.0 | 0 | 512 | 400 | 400 | 250 |" in table
     assert "takes the last round's policy as its pi_ref" in table
-    assert "| 0 | 20.0 / 50.0 | 30.0 / 60.0 | 36.0 / 60.0 | 33.0 / 60.0 | 300 | 500 | 250 |" in table
+    assert (
+        "| 0 | 20.0 / 50.0 | 30.0 / 60.0 | 36.0 / 60.0 | 33.0 / 60.0 | 300 | 200 | 500 | 350 | 400 | 400 |"
+        in table
+    )
+    # Every A*PO policy is set against GRPO.
+    assert "### A*PO - GRPO" in table and "### A*PO, 2 rounds - GRPO" in table
 
 
 def test_each_round_starts_from_the_policy_of_the_round_before(tmp_path, monkeypatch):
-    import benchmarks.apo_compare as apo_compare
-
     started = []
 
     def fake_pipeline(config):
         started.append(config)
+        (Path(config.output_dir) / "final-model").mkdir(parents=True)  # the next round's pi_ref
         return {**fake_run(20.0, 30.0, 512, 1.0), "config": {"eval_temperature": 1.0}}
 
     monkeypatch.setattr(apo_compare, "run_pipeline", fake_pipeline)
@@ -153,6 +401,67 @@ def test_each_round_starts_from_the_policy_of_the_round_before(tmp_path, monkeyp
         assert later.sft_epochs == 0 and later.reference_dir is None and later.algorithm == "apo"
     assert third.output_dir == str(work / "apo-seed0-round3") and third.steps == 2
     assert grpo.algorithm == "grpo" and grpo.model == "tiny"
+
+
+def test_a_kept_record_is_reused_when_the_work_folder_is_gone(tmp_path, monkeypatch, capsys):
+    """Another machine: ``--out`` (committed) is there, ``--work`` is not."""
+    curve_points = [CurvePoint(0.0, 0, 20.0, 0.0), CurvePoint(5.0, 64, 30.0, 4.0)]
+
+    def fake_pipeline(config):
+        folder = Path(config.output_dir)
+        (folder / "final-model").mkdir(parents=True)
+        (folder / "config.json").write_text("{}")
+        (folder / "metrics.csv").write_text("step,episodes\n1,32\n")
+        run = fake_run(20.0, 30.0, 512, 1.0, cpu=(10.0, 20.0))
+        return {**run, "config": json.loads(json.dumps(dataclasses.asdict(config), default=str))}
+
+    monkeypatch.setattr(apo_compare, "run_pipeline", fake_pipeline)
+    monkeypatch.setattr(apo_compare, "evaluate_sampled", lambda config, run: {"trained": {"success": 25.0}})
+    monkeypatch.setattr(apo_compare, "success_curve", lambda config, run: curve_points)
+    out, work = tmp_path / "out", tmp_path / "work"
+    overrides = {"steps": 2, "checkpoint_every": 1, "eval_temperature": 0.0}
+    first = apo_compare.run_all(out, work, [0], overrides, ["apo"], rounds=2)
+    kept = json.loads((out / "runs" / "apo-seed0" / "results.json").read_text())
+    assert kept["test_sampled"] == {"trained": {"success": 25.0}}
+    assert kept["test_curve"][1] == {"seconds": 5.0, "episodes": 64, "success": 30.0, "cpu_seconds": 4.0}
+    assert kept["cpu_time_s"] == {"stage1": 10.0, "stage2": 20.0} and kept["stage1_episodes"] == 512
+    assert (out / "runs" / "apo-seed0" / "metrics.csv").is_file()
+    keep_policy(out, work, 0)
+    assert (out / "policy" / "final-model").is_dir()
+
+    shutil.rmtree(work)
+
+    def must_not_run(*args):
+        raise AssertionError("a kept run was trained or evaluated again")
+
+    for name in ("run_pipeline", "evaluate_sampled", "success_curve"):
+        monkeypatch.setattr(apo_compare, name, must_not_run)
+    again = apo_compare.run_all(out, work, [0], {**overrides, "torch_threads": 1}, ["apo"], rounds=2)
+    assert again["apo-seed0-round2"]["test"] == first["apo-seed0-round2"]["test"]
+    assert again["apo-seed0"]["test_curve"] == curve_points == first["apo-seed0"]["test_curve"]
+    assert again["apo-seed0"]["test"] == first["apo-seed0"]["test"]
+    assert not work.exists()
+    # The policy kept before stays, with a note, since its run folder is gone.
+    keep_policy(out, work, 0)
+    assert (
+        out / "policy" / "final-model"
+    ).is_dir() and "the policy kept before stays" in capsys.readouterr().out
+    # Other training settings: trained again.
+    with pytest.raises(AssertionError, match="trained or evaluated again"):
+        apo_compare.run_all(out, work, [0], {**overrides, "steps": 3}, ["apo"])
+    # A later round not kept, whose pi_ref (the round before) is gone with the work folder,
+    # says so instead of failing inside the trainer.
+    (out / "runs" / "apo-seed0-round2" / "results.json").unlink()
+    with pytest.raises(FileNotFoundError, match="apo-seed0/final-model, which is gone"):
+        apo_compare.run_all(out, work, [0], overrides, ["apo"], rounds=2)
+
+
+def test_a_kept_record_without_an_evaluation_the_report_needs_is_not_reused(tmp_path):
+    config = TrainConfig.from_preset("cpu-demo", output_dir=str(tmp_path / "work" / "apo-seed0"))
+    path = tmp_path / "results.json"
+    path.write_text(json.dumps({"config": dataclasses.asdict(config), "test": {}}, default=str))
+    assert kept_run(path, config, ["test"]) is not None
+    assert kept_run(path, config, ["test", "test_curve"]) is None
 
 
 def test_a_run_started_by_hand_and_moved_is_reused(tmp_path):
@@ -189,13 +498,11 @@ def test_later_rounds_are_drawn_on_from_where_the_round_before_ended(tmp_path):
     assert training_curve(tmp_path, "apo", 0) == ([32, 64, 96], [25.0, 50.0, 50.0])
     assert training_curve(tmp_path, "apo-round2", 0) == ([128, 160], [50.0, 75.0])
     assert training_curve(tmp_path, "grpo", 0) == ([32, 64], [0.0, 100.0])
-    png = plot(tmp_path, [0], ["apo", "apo-round2", "grpo"])
+    png = plot(tmp_path, [0], ["apo", "apo-round2", "grpo"], preset="smollm2")
     assert png.read_bytes().startswith(b"\x89PNG")
 
 
 def test_a_trained_policy_is_evaluated_sampled_once(tmp_path, monkeypatch):
-    import benchmarks.apo_compare as apo_compare
-
     calls = []
 
     def evaluate(config, model, description):
@@ -214,14 +521,39 @@ def test_a_trained_policy_is_evaluated_sampled_once(tmp_path, monkeypatch):
     assert len(calls) == 2
 
 
-def test_cpu_time_is_reported_beside_wall_clock_when_recorded():
-    runs = {}
-    for seed, (apo_cpu, grpo_cpu) in enumerate([(1000.0, 600.0), (1200.0, 640.0)]):
-        apo, grpo = fake_run(20.0, 30.0, 512, 300.0), fake_run(20.0, 31.0, 0, 200.0)
-        apo["cpu_time_s"] = {"stage1": apo_cpu / 2, "stage2": apo_cpu / 2}
-        grpo["cpu_time_s"] = {"stage1": 0.0, "stage2": grpo_cpu}
-        runs[f"apo-seed{seed}"], runs[f"grpo-seed{seed}"] = apo, grpo
-    table = markdown(summarise(runs, [0, 1]), runs, [0, 1], "python -m benchmarks.apo_compare")
-    assert "| training wall-clock (s) | training CPU (s) |" in table
-    assert "| 300.0 [300.0, 300.0] | 1100.0 [1000.0, 1200.0] |" in table
-    assert "| 200.0 [200.0, 200.0] | 620.0 [600.0, 640.0] |" in table
+def test_bca_over_seeds_needs_ten_seeds():
+    with pytest.raises(SystemExit):
+        apo_compare.main(
+            ["--seeds", "0", "1", "2", "--interval", "bca", "--out", "/nonexistent/never-written"]
+        )
+
+
+def test_a_run_cut_short_by_a_cpu_budget_ends_its_test_curve_at_its_final_model(tmp_path, monkeypatch):
+    import apo_agent.pipeline
+    from benchmarks.apo_curves import success_curve
+
+    evaluated = []
+
+    def evaluate_checkpoint(config, reference, checkpoint, description):
+        evaluated.append(checkpoint.name)
+        return {"success": 25.0}
+
+    monkeypatch.setattr(apo_agent.pipeline, "evaluate_checkpoint", evaluate_checkpoint)
+    config = TrainConfig.from_preset("cpu-demo", output_dir=str(tmp_path), steps=8, checkpoint_every=2)
+    rows = ["step,episodes,wall_time_s,cpu_time_s", "0,0,0.0,0.0"]
+    rows += [f"{step},{32 * step},{10.0 * step},{8.0 * step}" for step in (1, 2, 3)]  # budget spent at 3
+    (tmp_path / "metrics.csv").write_text("\n".join(rows) + "\n")
+    run = {
+        "reference_model": "r",
+        "test": {"reference": {"success": 20.0}, "trained": {"success": 31.0}},
+        "stage1_episodes": 0,
+        "wall_time_s": {},
+        "cpu_time_s": {"stage1": 0.0},
+    }
+    points = success_curve(config, run)
+    assert [(p.episodes, p.cpu_seconds, p.success) for p in points] == [
+        (0, 0.0, 20.0),
+        (64, 16.0, 25.0),
+        (96, 24.0, 31.0),
+    ]
+    assert len(evaluated) == 1  # the checkpoint at step 2; step 3 is the final model, already tested

@@ -15,7 +15,6 @@ from benchmarks.apo_curves import (
     plot_curves,
     success_curve,
     time_to_reach,
-    time_to_target_rows,
 )
 
 
@@ -29,26 +28,6 @@ def test_the_cost_to_reach_a_target_is_interpolated_between_evaluations():
 
 def curve(seconds, episodes, successes):
     return [CurvePoint(s, e, y) for s, e, y in zip(seconds, episodes, successes, strict=True)]
-
-
-def test_each_method_is_timed_to_every_final_success():
-    curves = {
-        "apo": {
-            0: curve([0, 100, 200], [0, 300, 400], [20, 30, 40]),
-            1: curve([0, 100, 300], [0, 300, 500], [20, 40, 40]),
-        },
-        "grpo": {
-            0: curve([0, 50, 100], [0, 100, 200], [20, 25, 30]),
-            1: curve([0, 50, 100], [0, 100, 200], [20, 30, 30]),
-        },
-    }
-    rows = time_to_target_rows(curves, {"apo": "A*PO", "grpo": "GRPO"})
-    # Targets: A*PO's final 40, GRPO's final 30 (means over seeds).
-    assert "| A*PO | 40.0 | A*PO | 2 of 2 | 150 [100, 200] | 0 [0, 0] | 350 [300, 400] |" in rows
-    assert "| A*PO | 40.0 | GRPO | 0 of 2 | never | never | never |" in rows
-    # A*PO reaches 30 at 100 s (seed 0) and 50 s (seed 1): 75 s; GRPO at 100 s and 50 s.
-    assert "| GRPO | 30.0 | A*PO | 2 of 2 | 75 [50, 100] | 0 [0, 0] | 225 [150, 300] |" in rows
-    assert "| GRPO | 30.0 | GRPO | 2 of 2 | 75 [50, 100] | 0 [0, 0] | 150 [100, 200] |" in rows
 
 
 def test_the_curves_plot(tmp_path):

@@ -117,7 +117,7 @@ def make_tiny_config(tmp_path: Path, model_dir: Path, **overrides) -> TrainConfi
         train_goals=4,
         reference_samples=2,
         steps=2,
-        episodes_per_step=4,
+        goals_per_step=4,
         beta2=0.1,
         learning_rate=1e-2,
         micro_batch_episodes=2,

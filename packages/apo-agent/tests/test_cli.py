@@ -16,7 +16,7 @@ def test_no_arguments_is_the_cpu_demo():
 
 
 def test_flags_and_set_override_the_preset():
-    overrides = ["beta1=0.25", "test_goals=none", "goal_filter=none", "episodes_per_step=16"]
+    overrides = ["beta1=0.25", "test_goals=none", "goal_filter=none", "goals_per_step=16"]
     config = parse_arguments(["--algorithm", "grpo", "--steps", "3", *(f"--set={o}" for o in overrides)])
     assert (config.algorithm, config.steps, config.beta1) == ("grpo", 3, 0.25)
     assert config.test_goals is None and config.goal_filter == "none"

@@ -30,7 +30,7 @@ def test_smollm2_stage_one_and_one_lora_stage_two_update(tmp_path, smollm2, tiny
         reference_samples=2,
         goal_filter="none",
         steps=1,
-        episodes_per_step=1,
+        goals_per_step=1,
         micro_batch_episodes=1,
         max_steps=3,
         max_new_tokens=64,
@@ -85,8 +85,8 @@ def test_smollm2_scores_sampled_tokens_without_full_vocabulary_logits(smollm2):
         grads = [p.grad.clone() for p in policy.trainable_parameters()]
         results.append(([t.detach() for t in logprobs], grads))
     (chunked, chunked_grads), (full, full_grads) = results
-    for a, b in zip(chunked, full, strict=True):
-        torch.testing.assert_close(a, b)
+    for a, b in zip(chunked, full, strict=True):  # a log-softmax over 49,152 float32 logits, summed apart
+        torch.testing.assert_close(a, b, rtol=1e-5, atol=5e-5)
     for a, b in zip(chunked_grads, full_grads, strict=True):  # float32 sums in another order
         assert float((a - b).norm()) <= 1e-3 * float(b.norm())
     assert all(bool((t < 0).all()) for t in full) and [len(t) for t in full] == [len(answer), 5]

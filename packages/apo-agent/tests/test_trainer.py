@@ -5,18 +5,20 @@ from __future__ import annotations
 import json
 
 import gymnasium as gym
+import numpy as np
 import pytest
 import torch
 
 from apo_agent import optimal_values
 from apo_agent.checkpoint import latest_checkpoint
+from apo_agent.config import TrainConfig
 from apo_agent.context import PromptEncoder
 from apo_agent.metrics import read_metrics
 from apo_agent.objectives import optimal_value
 from apo_agent.optimal_values import ReferenceRewardCache, estimate_optimal_values
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import collect_episodes
-from apo_agent.trainer import train
+from apo_agent.trainer import _step_requests, train
 from shared_prompts import PromptConfig
 
 
@@ -36,6 +38,7 @@ def test_a_tiny_apo_run_changes_weights_and_logs_metrics(tmp_path, warm_model_di
     assert [r["episodes"] for r in rows] == [4, 8]
     for row in rows:
         assert row["losses/loss"] >= 0 and "losses/kl" in row and "charts/success" in row
+        assert row["charts/token_entropy"] > 0  # -log pi of sampled tokens, at temperature 1
     assert result.curve_path.stat().st_size > 1000
     assert len(result.optimal_values) == 4
     for value in result.optimal_values.values():
@@ -48,9 +51,10 @@ def test_a_tiny_apo_run_changes_weights_and_logs_metrics(tmp_path, warm_model_di
 def test_resume_gives_the_same_next_step_loss_as_an_uninterrupted_run(tmp_path, warm_model_dir, tiny_config):
     straight = train(tiny_config(tmp_path / "straight", warm_model_dir, steps=2))
     interrupted = tiny_config(tmp_path / "interrupted", warm_model_dir, steps=1)
-    train(interrupted)
+    first = train(interrupted)
     assert latest_checkpoint(interrupted.output_dir).name == "step-000001"
     resumed = train(tiny_config(tmp_path / "interrupted", warm_model_dir, steps=2))
+    assert resumed.stage1_cpu_s == first.stage1_cpu_s > 0  # read back from the cache: it still counts
 
     straight_rows, resumed_rows = read_metrics(straight.metrics_path), read_metrics(resumed.metrics_path)
     assert [r["step"] for r in resumed_rows] == [1, 2]
@@ -60,13 +64,45 @@ def test_resume_gives_the_same_next_step_loss_as_an_uninterrupted_run(tmp_path, 
         torch.testing.assert_close(weights(resumed.policy)[name], tensor, rtol=0, atol=0)
 
 
-def test_a_tiny_grpo_run_uses_groups_and_the_same_budget(tmp_path, warm_model_dir, tiny_config):
+def test_a_tiny_grpo_run_plays_a_group_for_each_of_the_same_goals_per_step(
+    tmp_path, warm_model_dir, tiny_config
+):
     config = tiny_config(tmp_path, warm_model_dir, algorithm="grpo", group_size=2, steps=1, grpo_epochs=2)
     result = train(config)
     (row,) = read_metrics(result.metrics_path)
-    assert row["episodes"] == config.episodes_per_step
+    assert row["episodes"] == config.goals_per_step * 2 == 8  # A*PO's step: 4
     assert "losses/clip_fraction" in row and row["losses/loss"] == row["losses/loss"]  # not NaN
     assert result.optimal_values == {}  # no Stage 1
+
+
+@pytest.mark.parametrize(("algorithm", "per_goal"), [("apo", 1), ("grpo", 4)])
+def test_a_step_holds_the_goals_fixed_and_grpo_samples_a_group_of_each(algorithm, per_goal):
+    config = TrainConfig.from_preset("cpu-demo", algorithm=algorithm, goals_per_step=8, group_size=4)
+    requests = _step_requests(list(range(100, 200)), config, np.random.default_rng(0))
+    goals = [goal for goal, _ in requests]
+    assert len(requests) == 8 * per_goal == config.episodes_per_step
+    assert len(set(goals)) == 8 and set(goals) <= set(range(100, 200))
+    assert goals == [g for g in dict.fromkeys(goals) for _ in range(per_goal)]  # consecutive groups
+    assert len({seed for _, seed in requests}) == len(requests)  # every episode its own env seed
+
+
+def test_a_cpu_budget_ends_stage_two_after_the_step_that_spends_it(tmp_path, warm_model_dir, tiny_config):
+    config = tiny_config(tmp_path, warm_model_dir, algorithm="grpo", group_size=2, steps=5, cpu_budget_s=1e-3)
+    result = train(config)
+    assert [r["step"] for r in read_metrics(result.metrics_path)] == [1]
+    assert latest_checkpoint(config.output_dir).name == "step-000001"
+    again = train(config)  # resumed: the budget is spent, so nothing more is trained
+    assert [r["step"] for r in read_metrics(again.metrics_path)] == [1]
+    for name, tensor in weights(result.policy).items():
+        torch.testing.assert_close(weights(again.policy)[name], tensor, rtol=0, atol=0)
+
+
+def test_stage_one_counts_against_the_cpu_budget(tmp_path, warm_model_dir, tiny_config):
+    config = tiny_config(tmp_path, warm_model_dir, steps=5, cpu_budget_s=1e-3)
+    result = train(config)
+    assert result.stage1_cpu_s > 1e-3
+    assert read_metrics(result.metrics_path) == []  # Stage 1 alone spent it: pi_ref is the result
+    assert latest_checkpoint(config.output_dir).name == "step-000000"
 
 
 def stage_one_setup(model_dir, tokenizer, env_count):
@@ -100,6 +136,36 @@ def test_stage_one_reuses_its_cache(tmp_path, tiny_model_dir, tokenizer):
     )
     assert again == first
     assert ReferenceRewardCache(tmp_path, {**key, "test": 2}).rewards == {}  # another key, another file
+
+
+def test_a_run_using_part_of_a_larger_cache_counts_the_cost_of_its_part(tmp_path):
+    cache = ReferenceRewardCache(tmp_path, {"k": 1})
+    cache.rewards = {goal: [0.0] * 8 for goal in range(4)}
+    cache.seconds, cache.cpu_seconds = 80.0, 40.0
+    assert cache.cost_of(4 * 2) == (20.0, 10.0)  # N = 2 of the 8 cached samples per goal
+    assert cache.cost_of(4 * 8) == (80.0, 40.0)
+    assert ReferenceRewardCache(tmp_path / "empty", {"k": 1}).cost_of(8) == (0.0, 0.0)
+
+
+def test_stage_one_batches_change_no_greedy_return(tiny_model_dir, tokenizer):
+    """Stage 1 plays its episodes in batches far larger than training's: the batch size is
+    a matter of speed only (greedy decoding gives the same returns at 1 env and at 6)."""
+    returns = []
+    for env_count in (1, 6):
+        policy, encoder, envs = stage_one_setup(tiny_model_dir, tokenizer, env_count)
+        values = estimate_optimal_values(
+            policy,
+            envs,
+            encoder,
+            [0, 1, 2],
+            samples=2,
+            beta1=0.5,
+            max_new_tokens=16,
+            temperature=0.0,
+            progress=False,
+        )
+        returns.append({goal: value.rewards for goal, value in values.items()})
+    assert returns[0] == returns[1]
 
 
 def test_a_stage_one_top_up_samples_new_episodes(tmp_path, tiny_model_dir, tokenizer, monkeypatch):

@@ -276,7 +276,7 @@ def test_the_trainer_rolls_out_on_vllm_and_keeps_it_in_step(policy, tmp_path):
         train_goals=2,
         reference_samples=2,
         steps=1,
-        episodes_per_step=2,
+        goals_per_step=2,
         learning_rate=1e-4,
         micro_batch_episodes=1,
         checkpoint_every=0,

@@ -7,10 +7,13 @@ Example:
     >>> config = TrainConfig.from_preset("cpu-demo", steps=3)
     >>> config.model, config.algorithm, config.steps
     ('tiny', 'apo', 3)
-    >>> TrainConfig(algorithm="grpo", episodes_per_step=10, group_size=4)  # doctest: +ELLIPSIS
+    >>> grpo = TrainConfig.from_preset("cpu-demo", algorithm="grpo", goals_per_step=8, group_size=4)
+    >>> grpo.episodes_per_step  # the same 8 goals as A*PO's step, 4 episodes each
+    32
+    >>> TrainConfig.from_preset("cpu-demo", algorithm="grpo", group_size=1)  # doctest: +ELLIPSIS
     Traceback (most recent call last):
     ...
-    ValueError: GRPO needs episodes_per_step (10) to be a multiple of group_size (4): set ...=8 or 12
+    ValueError: GRPO normalises rewards within a group: set group_size to at least 2 ...
 """
 
 from __future__ import annotations
@@ -192,6 +195,10 @@ class TrainConfig:
     # ---- Stage 1: estimate_optimal_values -------------------------------------------------------
     reference_samples: int = 8
     """N: reference episodes per training goal."""
+    reference_batch_size: int = 256
+    """Episodes played side by side in Stage 1. They are offline samples of the frozen pi_ref,
+    so they go through the rollout engine in batches far larger than training's ``num_envs``
+    (bounded by memory: the batch's prompts are generated together)."""
     beta1: float = 0.5
     """Temperature of the soft maximum V*(x) = beta1 * log mean exp(r / beta1); small beta1 -> max r."""
     rl_option_variants: int = 0
@@ -209,9 +216,14 @@ class TrainConfig:
     # ---- Stage 2: optimise the policy ---------------------------------------------------------------
     steps: int = 100
     """Policy updates (each on a fresh batch of on-policy episodes)."""
-    episodes_per_step: int = 32
-    """Rollout budget per update: A*PO runs one episode for each of this many goals; GRPO
-    runs group_size episodes for each of episodes_per_step / group_size goals."""
+    cpu_budget_s: float | None = None
+    """Stage 2 ends after the step at which the run's training CPU seconds (Stage 1's sampling
+    included) reach this budget, if that comes before ``steps``: a comparison can give every
+    method the same cost (``None``: no budget)."""
+    goals_per_step: int = 32
+    """P, the goals (prompts) of one update, as the paper and its code hold them fixed: A*PO
+    plays one episode per goal, GRPO ``group_size`` (so a GRPO step samples G times as many
+    episodes: the saving A*PO's speed-up comes from). `episodes_per_step` is the product."""
     beta2: float = 1e-3
     """KL weight of A*PO: the loss regresses beta2 * log(pi / pi_ref) on the advantage R - V*."""
     learning_rate: float = 1e-6
@@ -263,7 +275,14 @@ class TrainConfig:
         _choice("rollout_engine", self.rollout_engine, ROLLOUT_ENGINES)
         _choice("goal_filter", self.goal_filter, GOAL_FILTERS)
         check_decoding(self.think, self.constrain_actions, self.search_query)
-        for name in ("steps", "reference_samples", "episodes_per_step", "num_envs", "max_steps"):
+        for name in (
+            "steps",
+            "reference_samples",
+            "reference_batch_size",
+            "goals_per_step",
+            "num_envs",
+            "max_steps",
+        ):
             if getattr(self, name) < 1:
                 raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
         for name in ("beta1", "beta2", "learning_rate", "max_grad_norm", "clip_eps"):
@@ -287,13 +306,6 @@ class TrainConfig:
                 raise ValueError(
                     "GRPO normalises rewards within a group: set group_size to at least 2 (8 is usual)"
                 )
-            if self.episodes_per_step % self.group_size:
-                low = self.episodes_per_step // self.group_size * self.group_size
-                raise ValueError(
-                    f"GRPO needs episodes_per_step ({self.episodes_per_step}) to be a multiple of "
-                    f"group_size ({self.group_size}): set episodes_per_step={low or self.group_size} "
-                    f"or {low + self.group_size}"
-                )
             if self.grpo_epochs < 1:
                 raise ValueError(f"grpo_epochs must be at least 1, got {self.grpo_epochs}")
         if self.lora_rank < 0:
@@ -315,8 +327,15 @@ class TrainConfig:
                 raise ValueError(f"{name} is a probability, got {getattr(self, name)}")
         if self.micro_batch_episodes < 1:
             raise ValueError(f"micro_batch_episodes must be at least 1, got {self.micro_batch_episodes}")
+        if self.cpu_budget_s is not None and not self.cpu_budget_s > 0:
+            raise ValueError(f"cpu_budget_s must be positive (None: no budget), got {self.cpu_budget_s}")
         if self.eval_every < 0 or self.checkpoint_every < 0:
             raise ValueError("eval_every and checkpoint_every must be >= 0 (0 switches them off)")
+
+    @property
+    def episodes_per_step(self) -> int:
+        """Episodes sampled per update: P for A*PO, P * G for GRPO."""
+        return self.goals_per_step * (self.group_size if self.algorithm == "grpo" else 1)
 
     @classmethod
     def from_preset(cls, name: str, **overrides: Any) -> TrainConfig:
@@ -368,7 +387,8 @@ _CPU_DEMO: dict[str, Any] = dict(
     reference_samples=8,
     train_goals=None,
     steps=96,
-    episodes_per_step=32,
+    goals_per_step=32,
+    group_size=4,  # GRPO: 32 goals x 4 per step; G = 4 and 8 are compared on dev (apo-vs-grpo/tuning.md)
     beta2=1e-3,  # the paper's; chosen from 1e-3, 1e-2, 3e-2 on the dev split (apo-tuning.md)
     learning_rate=2e-4,  # kept: 1e-4 / 2e-4 / 4e-4 tie on dev at beta2 = 1e-3 (apo-tuning.md)
     micro_batch_episodes=32,
@@ -402,11 +422,15 @@ _SMOLLM2: dict[str, Any] = dict(
     sft_learning_rate=1e-4,
     lora_rank=16,
     lora_alpha=32,
+    # float32 on a GPU too: with bfloat16 autocast (warm start and sampling) an H100 run sampled
+    # NaN probabilities and its pi_ref had 0% test success; in float32, 63%
+    # (benchmarks/results/smollm2-gpu). A 135M model fits either way.
+    bf16=False,
     gradient_checkpointing=True,
     reference_samples=4,
     train_goals=200,
     steps=48,
-    episodes_per_step=16,
+    goals_per_step=16,
     learning_rate=1e-4,
     micro_batch_episodes=1,
     checkpoint_every=8,
@@ -423,7 +447,7 @@ _SMOLLM2_CPU: dict[str, Any] = dict(
     train_goals=16,
     reference_samples=2,
     steps=4,
-    episodes_per_step=8,
+    goals_per_step=8,
     checkpoint_every=0,
     eval_every=0,
     torch_threads=1,
@@ -442,7 +466,7 @@ _GPU_1_5B: dict[str, Any] = dict(
     sft_epochs=0,
     reference_samples=8,
     steps=200,
-    episodes_per_step=64,
+    goals_per_step=64,
     beta2=1e-3,
     learning_rate=1e-6,
     micro_batch_episodes=4,

@@ -21,6 +21,7 @@ COLUMNS = (
     "charts/invalid_actions",
     "charts/agent_tokens",
     "charts/truncated_prompts",
+    "charts/token_entropy",
     "losses/loss",
     "losses/kl",
     "losses/advantage",

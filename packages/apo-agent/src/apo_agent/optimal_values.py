@@ -64,6 +64,13 @@ class ReferenceRewardCache:
             self.seconds = float(stored.get("seconds", 0.0))
             self.cpu_seconds = float(stored.get("cpu_seconds", 0.0))
 
+    def cost_of(self, episodes: int) -> tuple[float, float]:
+        """(seconds, CPU seconds) of ``episodes`` of the cached episodes at their mean cost: a
+        run that uses N of a larger cache's samples per goal counts what N would have cost."""
+        cached = sum(len(rewards) for rewards in self.rewards.values())
+        share = min(1.0, episodes / cached) if cached else 0.0
+        return self.seconds * share, self.cpu_seconds * share
+
     def save(self) -> None:
         self.path.parent.mkdir(parents=True, exist_ok=True)
         rewards = {str(g): r for g, r in sorted(self.rewards.items())}

@@ -264,7 +264,8 @@ def _run_pipeline(config: TrainConfig) -> dict[str, Any]:
             "success": trained_result["success"] - reference_result["success"],
             "score": trained_result["score"] - reference_result["score"],
         },
-        "stage2_episodes": config.steps * config.episodes_per_step,
+        "stage2_episodes": int(last_step.get("episodes", 0)),  # fewer than steps allow under cpu_budget_s
+        "stage2_steps": int(last_step.get("step", 0)),
         "stage1_episodes": (
             len(training.optimal_values) * config.reference_samples if config.algorithm == "apo" else 0
         ),
@@ -281,6 +282,10 @@ def _run_pipeline(config: TrainConfig) -> dict[str, Any]:
         # The training stages in CPU seconds (every thread of the process): on a machine that
         # other work shares, the fairer clock.
         "cpu_time_s": {"stage1": training.stage1_cpu_s, "stage2": float(last_step["cpu_time_s"])},
+        # The most GPU memory torch held at once in this process (training and evaluations).
+        "peak_gpu_memory_gib": (
+            torch.cuda.max_memory_allocated() / 2**30 if torch.cuda.is_available() else None
+        ),
         "metrics": str(training.metrics_path),
         "learning_curve": str(training.curve_path),
         "final_model": str(training.model_dir),

@@ -32,8 +32,9 @@ with AdamW and gradient clipping. No critic, no groups, no ratio clipping: V* is
 so one sample per goal suffices. Its minimiser is pi* at beta = beta2; the square also
 keeps pi close to pi_ref (a log-ratio far from (R - V*) / beta2 costs quadratically).
 
-GRPO (Shao et al. 2024), ``algorithm="grpo"``: each step runs G episodes for each of
-B / G goals (the same B episodes per step as A*PO), A_i = (R_i - mean_G R) / (std_G R + eps)
+GRPO (Shao et al. 2024), ``algorithm="grpo"``: each step runs G episodes for each of the
+same number P of goals (``goals_per_step``, as the paper compares them: G times A*PO's
+episodes per step), A_i = (R_i - mean_G R) / (std_G R + eps)
 for every token of episode i, and minimises the token-mean of
 -min(rho_t A_i, clip(rho_t, 1 - eps, 1 + eps) A_i), rho_t = pi(y_t | h_t) / pi_old(y_t | h_t)
 (+ an optional k3 KL term to pi_ref).
@@ -203,8 +204,11 @@ def train(config: TrainConfig, model: str | None = None) -> TrainResult:
 def _train(config: TrainConfig, model: str | None) -> TrainResult:
     started = time.perf_counter()
     run = set_up(config, model or config.model)
-    if config.algorithm == "apo" and run.checkpoint is None:
-        run.values = estimate_training_values(run)
+    if config.algorithm == "apo":
+        # A resumed run reads Stage 1 back from its cache: its cost counts (a CPU budget, the
+        # record) though its values come from the checkpoint.
+        values = estimate_training_values(run)
+        run.values = run.values if run.checkpoint is not None else values
     optimise_online(run, goal_pool(run))
     return save_final_model(run, started)
 
@@ -260,12 +264,19 @@ def estimate_training_values(run: Run) -> dict[int, GoalValue]:
     with run.policy.reference() as reference:
         key = _reference_cache_key(reference.fingerprint(), run.spec, config)
         # Stage 1 runs before any update: an engine of its own (vLLM) still holds the starting
-        # weights, pi_ref's; the transformers engine samples the frozen reference itself.
-        sampler = reference if config.rollout_engine == "transformers" else run.engine
+        # weights, pi_ref's; the transformers engine samples the frozen reference itself, as it
+        # does for a resumed run (whose engine holds trained weights) missing part of its cache.
+        fresh_engine = config.rollout_engine != "transformers" and run.checkpoint is None
+        sampler = run.engine if fresh_engine else reference
+        # Offline generation: every reference episode at once, up to reference_batch_size.
+        count = len(run.training_goals) + len(run.variants)
+        envs = make_envs(
+            run.spec, "train", min(config.reference_batch_size, count * config.reference_samples)
+        )
         estimate = functools.partial(
             estimate_optimal_values,
             sampler,
-            run.train_envs,
+            envs,
             run.encoder,
             samples=config.reference_samples,
             beta1=config.beta1,
@@ -276,13 +287,14 @@ def estimate_training_values(run: Run) -> dict[int, GoalValue]:
         )
         cache = ReferenceRewardCache(folder, key)
         values = estimate(run.training_goals, cache=cache)
-        run.stage1_s, run.stage1_cpu_s = cache.seconds, cache.cpu_seconds
+        run.stage1_s, run.stage1_cpu_s = cache.cost_of(len(run.training_goals) * config.reference_samples)
         if run.variants:
             variant_key = {**key, "rl_option_variants": config.rl_option_variants}
             variant_cache = ReferenceRewardCache(folder, variant_key)
             variant_values = estimate(range(len(run.variants)), cache=variant_cache, goals=run.variants)
-            run.stage1_s += variant_cache.seconds
-            run.stage1_cpu_s += variant_cache.cpu_seconds
+            seconds, cpu_seconds = variant_cache.cost_of(len(run.variants) * config.reference_samples)
+            run.stage1_s += seconds
+            run.stage1_cpu_s += cpu_seconds
             offset = len(run.training_goals)
             for g, value in variant_values.items():
                 values[offset + g] = dataclasses.replace(value, goal_index=offset + g)
@@ -334,10 +346,13 @@ def optimise_online(run: Run, pool: Sequence[int]) -> None:
     cpu_before = _elapsed_before(metrics_path, "cpu_time_s")
     if run.start_step == 0 and config.eval_every:
         logger.log({"step": 0, "episodes": 0, "wall_time_s": 0.0, "cpu_time_s": 0.0, **evaluate_on_dev(run)})
+    # A resumed run that had already spent its CPU budget has no steps left.
+    first_step = config.steps if _out_of_budget(run, cpu_before) else run.start_step
     bar = tqdm(
-        range(run.start_step, config.steps), desc=f"Stage 2 ({config.algorithm})", disable=not config.progress
+        range(first_step, config.steps), desc=f"Stage 2 ({config.algorithm})", disable=not config.progress
     )
     stage2_started, stage2_cpu_started = time.perf_counter(), time.process_time()
+    last_saved = run.start_step if run.checkpoint is not None else None
     for step in bar:
         rollout_started = time.perf_counter()
         episodes = collect_episodes(
@@ -371,18 +386,28 @@ def optimise_online(run: Run, pool: Sequence[int]) -> None:
             "time/rollout_s": update_started - rollout_started,
             "time/update_s": finished - update_started,
         }
-        if config.eval_every and (step + 1) % config.eval_every == 0:
+        last = (step + 1 == config.steps) or _out_of_budget(run, row["cpu_time_s"])
+        if config.eval_every and ((step + 1) % config.eval_every == 0 or last):
             row.update(evaluate_on_dev(run))
         logger.log(row)
         bar.set_postfix(success=f"{row['charts/success']:.2f}", loss=f"{row['losses/loss']:.4f}")
-        if config.checkpoint_every and (step + 1) % config.checkpoint_every == 0:
+        if last or (config.checkpoint_every and (step + 1) % config.checkpoint_every == 0):
             _save_checkpoint(run, step + 1)
+            last_saved = step + 1
+        if last:
+            if step + 1 < config.steps:
+                tqdm.write(f"CPU budget of {config.cpu_budget_s:g} s reached after step {step + 1}")
+            break
     bar.close()
     logger.close()
-    if config.steps > run.start_step and (
-        not config.checkpoint_every or config.steps % config.checkpoint_every
-    ):
-        _save_checkpoint(run, config.steps)
+    if last_saved is None:  # nothing to train (steps already done): keep the state resumable
+        _save_checkpoint(run, run.start_step)
+
+
+def _out_of_budget(run: Run, stage2_cpu_s: float) -> bool:
+    """Whether Stage 1's sampling plus ``stage2_cpu_s`` of Stage 2 reach ``cpu_budget_s``."""
+    budget = run.config.cpu_budget_s
+    return budget is not None and run.stage1_cpu_s + stage2_cpu_s >= budget
 
 
 def evaluate_on_dev(run: Run) -> dict[str, float]:
@@ -442,15 +467,26 @@ def _elapsed_before(metrics_path: Path, column: str) -> float:
 def _step_requests(
     goal_pool: Sequence[int], config: TrainConfig, generator: np.random.Generator
 ) -> list[tuple[int, int]]:
-    """(goal, env seed) pairs for one step: A*PO one per goal, GRPO group_size per goal."""
+    """(goal, env seed) pairs for one step: ``goals_per_step`` goals, A*PO one episode per
+    goal, GRPO group_size."""
     per_goal = config.group_size if config.algorithm == "grpo" else 1
-    count = config.episodes_per_step // per_goal
+    count = config.goals_per_step
     goals = generator.choice(len(goal_pool), size=count, replace=count > len(goal_pool))
     return [(int(goal_pool[g]), int(generator.integers(2**31))) for g in goals for _ in range(per_goal)]
 
 
 def _episode_metrics(episodes: Sequence[Episode]) -> dict[str, float]:
+    # -log pi of the sampled tokens estimates the policy's entropy per token (at temperature
+    # 1): with the log-ratio to pi_ref, it shows how far an update moved the policy.
+    logprobs = [
+        lp
+        for e in episodes
+        for s in e.sequences
+        for lp, agent in zip(s.logprobs, s.agent_mask, strict=True)
+        if agent and lp is not None
+    ]
     return {
+        "charts/token_entropy": -statistics.fmean(logprobs) if logprobs else float("nan"),
         "charts/success": statistics.fmean(e.success for e in episodes),
         "charts/score": statistics.fmean(e.score for e in episodes),
         "charts/return": statistics.fmean(e.reward for e in episodes),
