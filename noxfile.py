@@ -369,16 +369,18 @@ TUNED = (
 @nox.session(python="3.11")
 def train_tune(session: nox.Session) -> None:
     """Chooses, on the dev split (seed 0), GRPO's group size and learning rate and A*PO's
-    learning rate, then sweeps A*PO's beta2 and its reference samples N (Stage 1's cost), at
-    the paper's batch shape, into benchmarks/results/apo-vs-grpo/tuning.md. Each grid runs at
-    the values the earlier grids of its method chose. Arguments replace the grids."""
+    reference samples N (Stage 1's cost), learning rate and beta2 (swept into the range where
+    the KL term acts), at the paper's batch shape, into benchmarks/results/apo-vs-grpo/tuning.md.
+    Each grid runs at the values the earlier grids of its method chose. Arguments replace the
+    grids."""
     install_benchmarks(session)
     grids = (
         *("--grid", "grpo:group_size=4,8"),
         *("--grid", "grpo:learning_rate=0.0001,0.0002,0.0004"),
+        # N first: under the CPU budget, Stage 1's cost decides how many Stage 2 steps A*PO gets.
+        *("--grid", "apo:reference_samples=1,2,4,8"),
         *("--grid", "apo:learning_rate=0.0001,0.0002,0.0004"),
         *("--grid", "apo:beta2=0.001,0.01,0.03,0.1,0.3"),
-        *("--grid", "apo:reference_samples=1,2,4,8"),
     )
     out = ("--out", "benchmarks/results/apo-vs-grpo/tuning.md", "--work", "runs/tune")
     session.run(

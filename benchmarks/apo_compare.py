@@ -252,6 +252,7 @@ def same_training(results: dict[str, Any], config: TrainConfig) -> bool:
 # and run folders moved since are reused by a later comparison.
 RUNTIME_ONLY = (
     "torch_threads",
+    "reference_batch_size",
     "progress",
     "output_dir",
     "reference_dir",

@@ -31,10 +31,12 @@ import gymnasium as gym
 import torch
 
 import webshop_gym  # noqa: F401  (registers the ids)
+from apo_agent.config import PRESETS, TrainConfig
 from apo_agent.context import PromptEncoder
 from apo_agent.engines import ENGINES, RolloutEngine, make_engine
 from apo_agent.policy import LMPolicy
 from apo_agent.rollout import collect_episodes
+from apo_agent.trainer import env_spec, prompt_encoder
 from benchmarks.machine import describe_machine
 from shared_prompts import PromptConfig
 
@@ -58,12 +60,17 @@ def load_policy(arguments: argparse.Namespace) -> LMPolicy:
 def play(
     engine: RolloutEngine, encoder: PromptEncoder, batch: int, requests: list[tuple[int, int]], arguments: Any
 ) -> dict[str, float]:
-    envs = [
-        gym.make("WebShop-Mini-Text-v0", split="train", max_steps=arguments.max_steps) for _ in range(batch)
-    ]
+    if arguments.preset is not None:  # the preset's env, as its Stage 1 plays it
+        spec = env_spec(TrainConfig.from_preset(arguments.preset))
+        envs = [spec.make("train") for _ in range(batch)]
+    else:
+        envs = [
+            gym.make("WebShop-Mini-Text-v0", split="train", max_steps=arguments.max_steps)
+            for _ in range(batch)
+        ]
     synchronise = torch.cuda.synchronize if torch.cuda.is_available() else lambda: None
     synchronise()
-    started = time.perf_counter()
+    started, cpu_started = time.perf_counter(), time.process_time()
     episodes = collect_episodes(
         engine,
         envs,
@@ -74,10 +81,12 @@ def play(
         progress=False,
     )
     synchronise()
-    seconds = time.perf_counter() - started
+    seconds, cpu_seconds = time.perf_counter() - started, time.process_time() - cpu_started
     tokens = sum(e.agent_tokens for e in episodes)
     return {
         "seconds": seconds,
+        # every thread of the process: the fair clock where other work shares the machine
+        "cpu_s_per_episode": cpu_seconds / len(episodes),
         "agent_tokens": tokens,
         "turns": sum(e.steps for e in episodes),
         "tokens_per_s": tokens / seconds,
@@ -99,18 +108,29 @@ def main(argv: list[str] | None = None) -> str:
     parser.add_argument("--max-new-tokens", type=int, default=32)
     parser.add_argument("--context", choices=["full", "last_observation"], default="last_observation")
     parser.add_argument("--max-observation-chars", type=int, default=1000)
+    parser.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        help="play the preset's env, prompts and constrained decoding (what its Stage 1 samples)",
+    )
     parser.add_argument("--out", type=Path, help="also write the table here (Markdown; JSON beside it)")
     arguments = parser.parse_args(argv)
 
     torch.manual_seed(0)
     policy = load_policy(arguments)
-    encoder = PromptEncoder(
-        policy.tokenizer,
-        PromptConfig(think=False, max_observation_chars=arguments.max_observation_chars),
-        arguments.context,
-        True,
-        4096,
-    )
+    if arguments.preset is not None:  # the preset's prompts, decoding and answer length
+        preset = TrainConfig.from_preset(arguments.preset)
+        encoder = prompt_encoder(policy.tokenizer, preset)
+        arguments.max_new_tokens, arguments.context = preset.max_new_tokens, preset.context
+        arguments.max_steps = preset.max_steps
+    else:
+        encoder = PromptEncoder(
+            policy.tokenizer,
+            PromptConfig(think=False, max_observation_chars=arguments.max_observation_chars),
+            arguments.context,
+            True,
+            4096,
+        )
     requests = [(goal, 1000 + goal) for goal in range(arguments.episodes)]
     warm_up = [(goal, goal) for goal in range(WARM_UP_EPISODES)]
     results: dict[str, Any] = {}
@@ -144,11 +164,12 @@ def main(argv: list[str] | None = None) -> str:
         "",
         f"{arguments.episodes} episodes (the same goals and env seeds for each engine), up to "
         f"{arguments.max_steps} actions of up to {arguments.max_new_tokens} tokens, temperature 1, "
-        f"context `{arguments.context}`, after {WARM_UP_EPISODES} warm-up episodes.",
+        f"context `{arguments.context}`, after {WARM_UP_EPISODES} warm-up episodes"
+        + (f"; the `{arguments.preset}` preset's env, prompts and decoding." if arguments.preset else "."),
         "",
-        "| engine | batch | agent tokens | turns | seconds | tokens/s | s/episode | "
+        "| engine | batch | agent tokens | turns | seconds | tokens/s | s/episode | CPU s/episode | "
         "tokens/s vs transformers |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
     ]
     for name in arguments.engines:
         for batch in arguments.batches:
@@ -157,7 +178,8 @@ def main(argv: list[str] | None = None) -> str:
             ratio = f"{row['tokens_per_s'] / base['tokens_per_s']:.2f}x" if base else "-"
             lines.append(
                 f"| {name} | {batch} | {row['agent_tokens']} | {row['turns']} | {row['seconds']:.1f} | "
-                f"{row['tokens_per_s']:.0f} | {row['s_per_episode']:.2f} | {ratio} |"
+                f"{row['tokens_per_s']:.0f} | {row['s_per_episode']:.2f} | {row['cpu_s_per_episode']:.3f} | "
+                f"{ratio} |"
             )
     lines.append("")
     for name in arguments.engines:

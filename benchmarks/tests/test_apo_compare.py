@@ -333,7 +333,11 @@ def test_a_run_that_finished_with_the_same_settings_is_reused(tmp_path):
 def test_runs_recorded_with_episodes_per_step_are_read_as_their_goals_per_step(tmp_path):
     for algorithm, goals, reused in (("apo", 32, True), ("grpo", 32, False), ("grpo", 4, True)):
         config = TrainConfig.from_preset(
-            "cpu-demo", algorithm=algorithm, goals_per_step=goals, output_dir=str(tmp_path / algorithm)
+            "cpu-demo",
+            algorithm=algorithm,
+            goals_per_step=goals,
+            group_size=8,
+            output_dir=str(tmp_path / algorithm),
         )
         old = dataclasses.asdict(config)
         del old["goals_per_step"]
