@@ -396,7 +396,9 @@ def train_compare(session: nox.Session) -> None:
     checkpoints and finished runs are reused, so it can be run again after a stop; `-- --seeds
     0 1` for a quick look."""
     install_benchmarks(session)
-    out = ("--out", "benchmarks/results/apo-vs-grpo", "--work", "runs/apo-vs-grpo")
+    # Each seed's pair side by side: CPU time stretches when both cores are busy, so the two
+    # methods of a seed are measured under the same load.
+    out = ("--out", "benchmarks/results/apo-vs-grpo", "--work", "runs/apo-vs-grpo", "--side-by-side")
     session.run(
         "python", "-m", "benchmarks.apo_compare", *out, *SHARED_RUNS, *PAPER_SHAPE, *TUNED, *session.posargs
     )

@@ -34,10 +34,12 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import json
+import multiprocessing
 import shlex
 import shutil
 import sys
 from collections.abc import Sequence
+from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -150,42 +152,73 @@ def run_all(
     shared: Path | None = None,
     preset: str = "cpu-demo",
     train: bool = True,
+    side_by_side: bool = False,
 ) -> dict[str, Any]:
     """Runs every (seed, policy) pipeline of ``preset``; returns the per-run records, each
     also kept in ``out/runs/<name>/results.json``. pi_ref and Stage 1's returns are kept in
-    ``shared`` (default ``work``). With ``train=False`` only finished runs are returned."""
+    ``shared`` (default ``work``). With ``train=False`` only finished runs are returned. With
+    ``side_by_side`` a seed's first-round policies run at once, one process each: paired runs
+    then share the machine's load, which CPU time is not immune to."""
     shared = shared or work
     runs: dict[str, Any] = {}
     for seed in seeds:
-        for policy in policies_of(algorithms, rounds):
-            name = run_name(policy, seed)
-            config = run_config(preset, overrides, seed, policy, work, shared)
-            kept = out / "runs" / name
-            needed = needed_entries(config, policy)
-            record = kept_run(kept / "results.json", config, needed)
-            if record is not None:
-                print(f"== {name} (kept record with the same settings: reused)", flush=True)
-                runs[name] = record
-                continue
-            finished = finished_run(config)
-            if not finished and not train:
-                print(f"== {name}: not finished, left out", flush=True)
-                continue
-            reused = " (finished earlier with the same settings: reused)" if finished else ""
-            print(f"== {name}{reused}", flush=True)
-            if not finished and round_of(policy) > 1 and not Path(config.model).is_dir():
-                raise FileNotFoundError(
-                    f"{name} starts from {config.model}, which is gone (its round was reused from a "
-                    "kept record); run that round again in a fresh --work, or copy its folder back"
-                )
-            run = finished or run_pipeline(config)
-            if "test_sampled" in needed:
-                run["test_sampled"] = evaluate_sampled(config, run)
-            if "test_curve" in needed:
-                run["test_curve"] = success_curve(config, run)
-            keep_run(kept, work / name, run)
-            runs[name] = run
+        policies = policies_of(algorithms, rounds)
+        together = [p for p in policies if round_of(p) == 1] if side_by_side and train else []
+        if len(together) > 1:
+            with ProcessPoolExecutor(len(together), mp_context=multiprocessing.get_context("spawn")) as pool:
+                jobs = [
+                    pool.submit(one_run, out, work, shared, preset, overrides, seed, p, train)
+                    for p in together
+                ]
+                for policy, job in zip(together, jobs, strict=True):
+                    if (record := job.result()) is not None:
+                        runs[run_name(policy, seed)] = record
+        for policy in policies:
+            if policy not in together and (
+                record := one_run(out, work, shared, preset, overrides, seed, policy, train)
+            ):
+                runs[run_name(policy, seed)] = record
     return runs
+
+
+def one_run(
+    out: Path,
+    work: Path,
+    shared: Path,
+    preset: str,
+    overrides: dict[str, Any],
+    seed: int,
+    policy: str,
+    train: bool,
+) -> dict[str, Any] | None:
+    """One (seed, policy) run's record: kept, finished earlier, or trained now (None: not
+    finished and ``train`` is off)."""
+    name = run_name(policy, seed)
+    config = run_config(preset, overrides, seed, policy, work, shared)
+    kept = out / "runs" / name
+    needed = needed_entries(config, policy)
+    record = kept_run(kept / "results.json", config, needed)
+    if record is not None:
+        print(f"== {name} (kept record with the same settings: reused)", flush=True)
+        return record
+    finished = finished_run(config)
+    if not finished and not train:
+        print(f"== {name}: not finished, left out", flush=True)
+        return None
+    reused = " (finished earlier with the same settings: reused)" if finished else ""
+    print(f"== {name}{reused}", flush=True)
+    if not finished and round_of(policy) > 1 and not Path(config.model).is_dir():
+        raise FileNotFoundError(
+            f"{name} starts from {config.model}, which is gone (its round was reused from a "
+            "kept record); run that round again in a fresh --work, or copy its folder back"
+        )
+    run = finished or run_pipeline(config)
+    if "test_sampled" in needed:
+        run["test_sampled"] = evaluate_sampled(config, run)
+    if "test_curve" in needed:
+        run["test_curve"] = success_curve(config, run)
+    keep_run(kept, work / name, run)
+    return run
 
 
 def keep_run(kept: Path, folder: Path, run: dict[str, Any]) -> None:
@@ -725,6 +758,11 @@ def main(argv: list[str] | None = None) -> None:
         help="config override, for every run or (apo:/grpo:) one method's",
     )
     parser.add_argument(
+        "--side-by-side",
+        action="store_true",
+        help="run each seed's A*PO and GRPO at once (one process each), so the pair shares the load",
+    )
+    parser.add_argument(
         "--report-only",
         action="store_true",
         help="train nothing: report the seeds whose runs have all finished (runs side by side, then this)",
@@ -752,6 +790,7 @@ def main(argv: list[str] | None = None) -> None:
         arguments.shared,
         arguments.preset,
         train=not arguments.report_only,
+        side_by_side=arguments.side_by_side,
     )
     policies = policies_of(algorithms, arguments.rounds)
     seeds = [s for s in arguments.seeds if all(run_name(p, s) in runs for p in policies)]

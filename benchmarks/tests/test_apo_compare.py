@@ -561,3 +561,24 @@ def test_a_run_cut_short_by_a_cpu_budget_ends_its_test_curve_at_its_final_model(
         (96, 24.0, 31.0),
     ]
     assert len(evaluated) == 1  # the checkpoint at step 2; step 3 is the final model, already tested
+
+
+def test_side_by_side_runs_a_seeds_pair_in_two_processes_and_keeps_their_records(tmp_path, monkeypatch):
+    """The pair goes to two spawned processes (nothing patched there): both find their kept
+    records, and the records come back to the parent."""
+    out, work = tmp_path / "out", tmp_path / "work"
+    overrides = {"eval_temperature": 1.0, "checkpoint_every": 0}
+    for policy in ("apo", "grpo"):
+        config = apo_compare.run_config("cpu-demo", overrides, 0, policy, work, work)
+        kept = out / "runs" / apo_compare.run_name(policy, 0)
+        kept.mkdir(parents=True)
+        record = {"config": json.loads(json.dumps(dataclasses.asdict(config), default=str))}
+        (kept / "results.json").write_text(
+            json.dumps({**record, "test": {"trained": {"success": len(policy)}}})
+        )
+    monkeypatch.setattr(apo_compare, "run_pipeline", lambda config: pytest.fail("trained in the parent"))
+    runs = apo_compare.run_all(out, work, [0], overrides, side_by_side=True)
+    assert {name: run["test"]["trained"]["success"] for name, run in runs.items()} == {
+        "apo-seed0": 3,
+        "grpo-seed0": 4,
+    }
