@@ -15,6 +15,7 @@ import dataclasses
 import errno
 import socket
 import sys
+import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -411,13 +412,15 @@ def run_replay(args: argparse.Namespace) -> int:
     failures = episodes = 0
     for path in _trajectory_files(args.files):
         try:
-            recorded = read_trajectories(path)
+            with warnings.catch_warnings():  # said below, once, in the command's own words
+                warnings.simplefilter("ignore", RuntimeWarning)
+                recorded = read_trajectories(path)
         except (OSError, ValueError) as error:
             print(f"{path}: cannot read: {error}", file=sys.stderr)
             failures += 1
             continue
         if recorded.dropped_torn_line:
-            print(f"{path}: dropped a torn last line (a write cut short by a crash)")
+            print(f"{path}: skipped a torn last line (a write cut short by a crash)")
         for number, episode in enumerate(recorded.episodes, start=1):
             episodes += 1
             try:
@@ -427,8 +430,10 @@ def run_replay(args: argparse.Namespace) -> int:
                 failures += 1
                 continue
             verdict = "reproduced" if result.matches else "DIFFERS"
+            branch = episode.branch_of
+            branched = f" (episode {branch[0] + 1} to step {branch[1]}, then its own)" if branch else ""
             print(
-                f"{path} episode {number}: goal {episode.header['goal_index']}, "
+                f"{path} episode {number}{branched}: goal {episode.header['goal_index']}, "
                 f"{len(episode.steps)} steps, return {result.recorded_return:.4f} recorded / "
                 f"{result.replayed_return:.4f} replayed: {verdict}"
             )

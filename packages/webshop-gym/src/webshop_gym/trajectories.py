@@ -9,11 +9,23 @@ more episodes, one JSON object per line:
   attributes, options, price limit), the first observation and the actions it allows;
 * ``{"type": "step", ...}`` per action: the action exactly as taken, then the observation,
   reward, terminated, truncated and the step's ``info`` (page, action error, available
-  actions and, at the purchase, the reward breakdown).
+  actions and, at the purchase, the reward breakdown);
+* a *branch* goes on from step ``t`` of an earlier episode of the same file (a person who
+  went back to an earlier page and acted there): its episode line says
+  ``"branch_of": {"episode": e, "t": t}`` and holds none of the shared start, and its
+  step lines follow from ``t + 1``. `read_trajectories` gives every episode whole: a
+  branch's episode has episode e's header fields and first t steps, then its own.
 
-Writing is crash-safe: each line is appended, flushed and fsync'ed before the call
-returns, so a crash (or power loss) can at worst cut the last line short; `read_trajectories`
-drops such a torn last line (and reports it) and rejects damage anywhere else.
+Episode lines number the file's episodes from 0 (``"episode"``). Files of format
+``webshop-gym-trajectory/1`` (no branches) read as before.
+
+Writing is durable and whole: the lines of each record are appended with one write and
+fsync'ed before the call returns; a write or fsync that fails (a full disk) is cut back to
+the last whole line and raises `OSError`, so the file never holds a partial line followed
+by more. The file is created by its first record: a recorder that records nothing leaves
+no file. A crash (or power loss) can at worst cut the last line short; `read_trajectories`
+skips such a torn last line with a `RuntimeWarning` (and reports it) and rejects damage
+anywhere else.
 
 `replay` re-runs a recorded episode through a fresh `WebShopEnv` and checks that every
 observation, reward and end flag comes out as recorded (``webshop-gym replay FILE``).
@@ -34,12 +46,14 @@ Example:
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import json
 import math
 import os
 import threading
 import time
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -56,13 +70,18 @@ __all__ = [
     "TrajectoryFile",
     "TrajectoryRecorder",
     "append_line",
+    "append_whole_lines",
     "json_safe",
     "new_trajectory_path",
     "read_trajectories",
     "replay",
 ]
 
-TRAJECTORY_FORMAT = "webshop-gym-trajectory/1"
+TRAJECTORY_FORMAT = "webshop-gym-trajectory/2"
+# Formats this reader takes: /1 is /2 without branches and episode numbers.
+READABLE_FORMATS = ("webshop-gym-trajectory/1", TRAJECTORY_FORMAT)
+# What a branch's episode takes from the episode it branches from.
+INHERITED_FIELDS = ("env", "seed", "goal_index", "goal", "observation", "info")
 
 # The env arguments an episode line records, so that replay can build the same env.
 ENV_ARGUMENTS = (
@@ -78,11 +97,67 @@ ENV_ARGUMENTS = (
 )
 
 
+def _json_line(record: dict[str, Any]) -> bytes:
+    return (json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n").encode("utf-8")
+
+
 def append_line(file: Any, record: dict[str, Any]) -> None:
-    """Appends one JSON line and makes it durable (write, flush, fsync) before returning."""
-    file.write(json.dumps(record, ensure_ascii=False, allow_nan=False) + "\n")
+    """Appends one JSON line to an open text file and makes it durable (write, flush, fsync).
+
+    A failed write can leave part of the line behind; `TrajectoryRecorder` appends whole
+    lines or nothing.
+    """
+    file.write(_json_line(record).decode("utf-8"))
     file.flush()
     os.fsync(file.fileno())
+
+
+def append_whole_lines(path: Path, data: bytes, known_size: int | None = None) -> int:
+    """Appends ``data`` (whole lines) to ``path`` durably, or leaves the file as it was.
+
+    Creates the file (and makes its name durable) when missing. When the write or the
+    fsync fails, the file is cut back to its size before the call, or removed when this
+    call created it, and the `OSError` is raised.
+
+    Args:
+        path: The file.
+        data: The bytes to append.
+        known_size: The file's size after the last append that succeeded, where an earlier
+            failure may have left bytes that could not be cut back: they are cut first.
+
+    Returns:
+        The file's size after the append.
+    """
+    created = not path.exists()
+    if created:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+    try:
+        start = os.fstat(fd).st_size
+        if known_size is not None and start > known_size:
+            os.ftruncate(fd, known_size)  # what an earlier failed cut left behind
+            start = known_size
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view) :]
+            os.fsync(fd)
+        except OSError:
+            try:
+                os.ftruncate(fd, start)
+                os.fsync(fd)
+            except OSError:
+                pass  # the caller's known_size makes the next append cut it
+            if created:
+                with contextlib.suppress(OSError):
+                    os.unlink(path)
+            raise
+        end = start + len(data)
+    finally:
+        os.close(fd)
+    if created:
+        _fsync_directory(path.parent)  # the new file's name survives a crash too
+    return end
 
 
 def new_trajectory_path(directory: str | os.PathLike[str], prefix: str = "session") -> Path:
@@ -117,11 +192,14 @@ class TrajectoryRecorder:
     """Records episodes of a `WebShopEnv` into one JSON-lines file, line by durable line.
 
     Call `reset` and `step` instead of the env's own (they call the env and record what
-    it returned). Thread-safe: one lock guards the file. The file is opened for each line
+    it returned). Thread-safe: one lock guards the file. The file is opened for each record
     and closed again, so a server with thousands of idle sessions holds no descriptors.
+    A record that cannot be written raises `OSError` and leaves the file as it was (see
+    the module docstring); the env has moved on all the same, so a caller that must keep
+    both in step restores the env (`WebShopEnv.restore_episode`).
 
     Args:
-        path: The file; created if missing, appended to otherwise.
+        path: The file; created by the first record if missing, appended to otherwise.
         source: Who acted (``"web"`` for people in the web shop, ``"api"``, ``"agent"``...).
         metadata: Extra fields for every episode line (e.g. a participant id).
     """
@@ -132,14 +210,14 @@ class TrajectoryRecorder:
         self.path = Path(path)
         self.source = source
         self.metadata = dict(metadata or {})
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        if not self.path.exists():
-            self.path.touch()
-            _fsync_directory(self.path.parent)  # the new file's name survives a crash too
         self._closed = False
         self._lock = threading.Lock()
         self._started = time.monotonic()
         self._t = 0
+        self._episodes = 0  # episode lines this recorder wrote (numbers go on from those in the file)
+        self._numbered = False
+        self._in_episode = False
+        self._size: int | None = None  # the file's size after the last whole record
 
     def reset(self, env: Any, seed: int | None = None, goal_index: int | None = None) -> tuple[str, dict]:
         """Resets ``env`` and records the start of an episode."""
@@ -154,6 +232,7 @@ class TrajectoryRecorder:
         record = {
             "type": "episode",
             "format": TRAJECTORY_FORMAT,
+            "episode": -1,  # numbered under the lock
             "webshop_gym_version": __version__,
             "source": self.source,
             "started_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
@@ -166,9 +245,11 @@ class TrajectoryRecorder:
             **self.metadata,
         }
         with self._lock:
+            record["episode"] = self._next_episode()
+            self._append(record)
+            self._episodes, self._in_episode = record["episode"] + 1, True
             self._started = time.monotonic()
             self._t = 0
-            self._append(record)
 
     def step(self, env: Any, action: Any) -> tuple[str, float, bool, bool, dict]:
         """Steps ``env`` and records the action with what it led to."""
@@ -184,30 +265,75 @@ class TrajectoryRecorder:
         terminated: bool,
         truncated: bool,
         info: dict[str, Any],
-    ) -> None:
-        """Records one step the caller took itself."""
-        with self._lock:
-            self._t += 1
-            self._append(
-                {
-                    "type": "step",
-                    "t": self._t,
-                    "seconds": round(time.monotonic() - self._started, 3),
-                    "action": action if isinstance(action, str) else json_safe(action),
-                    "observation": observation,
-                    "reward": float(reward),
-                    "terminated": bool(terminated),
-                    "truncated": bool(truncated),
-                    "info": json_safe(info),
-                },
-            )
+        branch_of: tuple[int, int] | None = None,
+    ) -> int:
+        """Records one step the caller took itself.
 
-    def _append(self, record: dict[str, Any]) -> None:
-        # Called with the lock held.
+        Args:
+            action, observation, reward, terminated, truncated, info: What the step took
+                and returned.
+            branch_of: ``(e, t)``: the step goes on from step ``t`` of episode ``e`` of this
+                file (the env was restored there), so it starts a new episode, a branch,
+                recorded without the shared first ``t`` steps. Its episode line and the
+                step are written together: both or neither.
+
+        Returns:
+            The number of the episode the step belongs to.
+        """
+        step = {
+            "type": "step",
+            "t": -1,
+            "seconds": 0.0,
+            "action": action if isinstance(action, str) else json_safe(action),
+            "observation": observation,
+            "reward": float(reward),
+            "terminated": bool(terminated),
+            "truncated": bool(truncated),
+            "info": json_safe(info),
+        }
+        with self._lock:
+            step["seconds"] = round(time.monotonic() - self._started, 3)
+            if branch_of is None:
+                if not self._in_episode:
+                    raise ValueError("record_reset before the first step")
+                step["t"] = self._t + 1
+                self._append(step)
+                self._t += 1
+                return self._episodes - 1
+            parent, t = branch_of
+            number = self._next_episode()
+            if not 0 <= parent < number or t < 0:
+                raise ValueError(f"a branch of episode {parent} at step {t}: this file has {number} episodes")
+            header = {
+                "type": "episode",
+                "format": TRAJECTORY_FORMAT,
+                "episode": number,
+                "branch_of": {"episode": parent, "t": t},
+                "webshop_gym_version": __version__,
+                "source": self.source,
+                "started_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+                **self.metadata,
+            }
+            step["t"] = t + 1
+            self._append(header, step)
+            self._episodes, self._t, self._in_episode = number + 1, t + 1, True
+            return number
+
+    def _next_episode(self) -> int:
+        # With the lock held: the number the next episode line gets. A file that already
+        # holds episodes (a recorder appending to it) goes on from its count.
+        if not self._numbered:
+            self._numbered = True
+            if self.path.exists():
+                self._episodes = _count_episode_lines(self.path)
+        return self._episodes
+
+    def _append(self, *records: dict[str, Any]) -> None:
+        # Called with the lock held: all the records, whole, or none (and OSError).
         if self._closed:
             raise ValueError(f"the recorder of {self.path} is closed")
-        with self.path.open("a", encoding="utf-8") as file:
-            append_line(file, record)
+        data = b"".join(_json_line(record) for record in records)
+        self._size = append_whole_lines(self.path, data, self._size)
 
     def close(self) -> None:
         """Refuses further records (the file is already complete on disk)."""
@@ -219,6 +345,17 @@ class TrajectoryRecorder:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _count_episode_lines(path: Path) -> int:
+    count = 0
+    for _, raw, _ in _lines(path):
+        try:
+            record = json.loads(raw.decode("utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError):
+            continue
+        count += isinstance(record, dict) and record.get("type") == "episode"
+    return count
 
 
 def _fsync_directory(directory: Path) -> None:
@@ -266,6 +403,12 @@ class Episode:
     def finished(self) -> bool:
         return bool(self.steps) and (self.steps[-1].terminated or self.steps[-1].truncated)
 
+    @property
+    def branch_of(self) -> tuple[int, int] | None:
+        """``(e, t)`` when this episode goes on from step t of episode e (its first t steps are e's)."""
+        branch = self.header.get("branch_of")
+        return None if branch is None else (int(branch["episode"]), int(branch["t"]))
+
 
 @dataclass(frozen=True)
 class TrajectoryFile:
@@ -284,11 +427,12 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
 
 
 def read_trajectories(path: str | os.PathLike[str]) -> TrajectoryFile:
-    """Reads a trajectory file.
+    """Reads a trajectory file; every episode comes whole (a branch with its shared start).
 
     A last line cut short (no newline, and not valid JSON or not even whole UTF-8) is what
-    a crash while writing leaves; it is dropped and reported in ``dropped_torn_line``. Any
-    other line that is not a valid record raises `ValueError` naming the line.
+    a crash while writing leaves; it is skipped with a `RuntimeWarning` and reported in
+    ``dropped_torn_line``. Any other line that is not a valid record raises `ValueError`
+    naming the line and how to keep the lines before it.
     """
     path = Path(path)
     records: list[tuple[int, dict[str, Any]]] = []
@@ -302,9 +446,18 @@ def read_trajectories(path: str | os.PathLike[str]) -> TrajectoryFile:
             if complete:  # only the very last line can lack its newline
                 reason = error.msg if isinstance(error, json.JSONDecodeError) else "not UTF-8"
                 raise ValueError(
-                    f"{path}:{number}: not a JSON line ({reason}); the file is damaged"
+                    f"{path}:{number}: not a JSON line ({reason}); the file is damaged before its end "
+                    "(e.g. a write cut short by a full disk, then more lines appended, as earlier "
+                    f"recorders could). To keep the {number - 1} lines before it: "
+                    f"head -n {number - 1} FILE > FIXED.jsonl"
                 ) from None
             dropped = True
+            warnings.warn(
+                f"{path}:{number}: skipped a torn last line (a write cut short by a crash); "
+                "the lines before it are read",
+                RuntimeWarning,
+                stacklevel=2,
+            )
             continue
         if not isinstance(record, dict) or record.get("type") not in ("episode", "step"):
             raise ValueError(f"{path}:{number}: expected an object with type 'episode' or 'step'")
@@ -315,13 +468,9 @@ def read_trajectories(path: str | os.PathLike[str]) -> TrajectoryFile:
     steps: list[Step] = []
     for number, record in records:
         if record["type"] == "episode":
-            if record.get("format") != TRAJECTORY_FORMAT:
-                raise ValueError(
-                    f"{path}:{number}: unknown format {record.get('format')!r}; expected {TRAJECTORY_FORMAT}"
-                )
             if header is not None:
                 episodes.append(Episode(header, tuple(steps)))
-            header, steps = record, []
+            header, steps = _episode_header(path, number, record, episodes)
             continue
         if header is None:
             raise ValueError(f"{path}:{number}: a step before any episode line")
@@ -342,6 +491,44 @@ def read_trajectories(path: str | os.PathLike[str]) -> TrajectoryFile:
     if header is not None:
         episodes.append(Episode(header, tuple(steps)))
     return TrajectoryFile(path, tuple(episodes), dropped)
+
+
+def _episode_header(
+    path: Path, number: int, record: dict[str, Any], earlier: list[Episode]
+) -> tuple[dict[str, Any], list[Step]]:
+    """An episode line's header (a branch's with what it shares) and the steps it starts with."""
+    if record.get("format") not in READABLE_FORMATS:
+        raise ValueError(
+            f"{path}:{number}: unknown format {record.get('format')!r}; expected one of "
+            f"{', '.join(READABLE_FORMATS)} (a newer webshop-gym wrote it? upgrade to read it)"
+        )
+    if "episode" in record and record["episode"] != len(earlier):
+        raise ValueError(
+            f"{path}:{number}: episode line numbered {record['episode']!r}, but it is episode "
+            f"{len(earlier)} of the file; the file is damaged or two files were joined"
+        )
+    branch = record.get("branch_of")
+    if branch is None:
+        return record, []
+    try:
+        parent_number, t = int(branch["episode"]), int(branch["t"])
+    except (KeyError, TypeError, ValueError):
+        raise ValueError(
+            f"{path}:{number}: branch_of must be {{'episode': e, 't': t}}, got {branch!r}"
+        ) from None
+    if not 0 <= parent_number < len(earlier):
+        raise ValueError(
+            f"{path}:{number}: a branch of episode {parent_number}, but there is no episode "
+            f"{parent_number} before it; the file is damaged"
+        )
+    parent = earlier[parent_number]
+    if not 0 <= t <= len(parent.steps):
+        raise ValueError(
+            f"{path}:{number}: a branch at step {t} of episode {parent_number}, which has "
+            f"{len(parent.steps)} steps; the file is damaged"
+        )
+    inherited = {name: parent.header[name] for name in INHERITED_FIELDS if name in parent.header}
+    return {**inherited, **record}, list(parent.steps[:t])
 
 
 @dataclass(frozen=True)
