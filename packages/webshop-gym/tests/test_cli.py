@@ -57,9 +57,11 @@ def test_generate(tmp_path: Path, capsys) -> None:
 
 
 def test_bad_input_is_one_line_not_a_traceback(tmp_path: Path, capsys) -> None:
-    (tmp_path / "items_shuffle_x.json").write_text('[{"asin": ')
-    (tmp_path / "items_ins_v2_x.json").write_text("{}")
-    assert main(["data", "prepare", "--from", str(tmp_path), "--out", str(tmp_path / "s"), "--quiet"]) == 1
+    source = tmp_path / "set"
+    source.mkdir()
+    (source / "items_shuffle_x.json").write_text('[{"asin": ')
+    (source / "items_ins_v2_x.json").write_text("{}")
+    assert main(["data", "prepare", "--from", str(source), "--out", str(tmp_path / "s"), "--quiet"]) == 1
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "items_shuffle_x.json: the file is truncated" in error
 

@@ -186,9 +186,16 @@ def run_prepare(args: argparse.Namespace) -> int:
                     "(`webshop-gym data download`, or copy it anew)"
                 )
     for inputs, out in jobs:
-        result = prepare_catalog(
-            inputs, out, name=args.name, force=args.force, progress=not args.quiet, log=print
-        )
+        try:
+            result = prepare_catalog(
+                inputs, out, name=args.name, force=args.force, progress=not args.quiet, log=print
+            )
+        except OSError as error:  # e.g. a full disk: one line, not a traceback
+            if isinstance(error, FileNotFoundError):
+                raise
+            message = error.strerror if error.filename is None and error.strerror else error
+            print(f"webshop-gym: error: {message}", file=sys.stderr)
+            return 1
         print(
             f"ok: {result.directory} ({result.products:,} products{', unchanged' if result.skipped else ''})"
         )

@@ -13,6 +13,11 @@ goals in the original's order, and the BM25 index that ranks as the original's L
   (``fsync``), and swapped in with a rename once complete; the manifest, written last, is
   what makes a store loadable. An interrupted prepare leaves no store (or the previous
   one), never a half-written one. A lock file keeps two prepares of one store apart.
+- **Nothing lost.** The store's folder is replaced whole, so prepare only replaces a folder
+  that is missing, empty, or a store it made holding nothing but its own files; it refuses
+  an ``out_dir`` that is, holds or lies inside the input folder. Folders left by an
+  interrupted prepare are cleared by the next one (a previous store found waiting in its
+  ``.old`` folder is put back). A full disk stops it with the previous store in place.
 - **Clear failures.** A truncated or corrupt input gets an error naming the file, the
   record and what is wrong (`webshop_gym.data.jsonstream.StreamError`, `ValueError`).
 """
@@ -20,6 +25,7 @@ goals in the original's order, and the BM25 index that ranks as the original's L
 from __future__ import annotations
 
 import contextlib
+import errno
 import hashlib
 import json
 import marshal
@@ -36,7 +42,7 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
-from filelock import FileLock
+from filelock import FileLock, Timeout
 
 from webshop_gym import __version__
 from webshop_gym.data.catalog import _PRODUCT_KEYS, _clean_product, _human_instructions, _require
@@ -62,7 +68,7 @@ from webshop_gym.search.analysis import analyze
 from webshop_gym.search.bm25_index import BM25_B, BM25_K1, IndexBuilder, is_current_index
 from webshop_gym.search.documents import search_document
 
-__all__ = ["PrepareInputs", "PrepareResult", "find_inputs", "prepare_catalog"]
+__all__ = ["PrepareError", "PrepareInputs", "PrepareResult", "find_inputs", "leftovers", "prepare_catalog"]
 
 
 @dataclass(frozen=True)
@@ -229,15 +235,110 @@ def _fsync_dir(directory: Path) -> None:
 
 @contextlib.contextmanager
 def _locked(out_dir: Path) -> Iterator[None]:
-    # The OS's own lock (flock on POSIX, msvcrt on Windows): it goes with its process.
-    with FileLock(out_dir.parent / f".{out_dir.name}.lock"):
-        yield
+    # The OS's own lock (flock on POSIX, msvcrt on Windows): it goes with its process, so a
+    # lock file left behind never blocks anyone. A held lock means a prepare is running now:
+    # say so at once rather than wait for it without a word.
+    lock = out_dir.parent / f".{out_dir.name}.lock"
+    try:
+        with FileLock(lock, timeout=0):
+            yield
+    except Timeout:
+        raise PrepareError(
+            f"another `webshop-gym data prepare` is writing {out_dir} (it holds {lock}); wait for it "
+            "to finish, then run this one again"
+        ) from None
 
 
-def _partial_dirs(out_dir: Path) -> list[Path]:
+def leftovers(out_dir: Path) -> list[Path]:
+    """What interrupted prepares of ``out_dir`` left beside it (the next prepare clears them)."""
     return sorted(out_dir.parent.glob(f".{out_dir.name}.partial-*")) + sorted(
         out_dir.parent.glob(f".{out_dir.name}.old-*")
     )
+
+
+def _clear_leftovers(out_dir: Path, say: Callable[[str], None]) -> None:
+    """Removes the folders of interrupted prepares (the caller holds the lock, so none is running).
+
+    A prepare stopped between the two renames of `_swap_in` left the previous store in its
+    ``.old`` folder and none at ``out_dir``: that store is put back, not deleted.
+    """
+    for stale in leftovers(out_dir):
+        if not stale.is_dir() or stale.is_symlink():
+            continue
+        if ".old-" in stale.name and not out_dir.exists() and _store_manifest(stale) is not None:
+            os.rename(stale, out_dir)
+            say(f"restored {out_dir} from {stale.name}, left by an interrupted prepare")
+        else:
+            shutil.rmtree(stale, ignore_errors=True)
+
+
+# --- what --out may be ----------------------------------------------------------------------
+
+
+class PrepareError(ValueError):
+    """``prepare`` will not run as asked (the destination is not its own, or is busy)."""
+
+
+def _within(path: Path, folder: Path) -> bool:
+    return path == folder or folder in path.parents
+
+
+def _store_manifest(directory: Path) -> dict[str, Any] | None:
+    """The manifest of a folder that prepare made (complete or not), or None."""
+    try:
+        manifest = json.loads((directory / MANIFEST_NAME).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if isinstance(manifest, dict) and "format" in manifest and isinstance(manifest.get("files"), dict):
+        return manifest
+    return None
+
+
+def _check_destination(out: Path, inputs: PrepareInputs) -> None:
+    """Refuses an ``out`` whose replacement would lose anything prepare did not write.
+
+    Preparing replaces the whole folder, so it must be missing, empty, or a store that
+    prepare made holding only the files its manifest lists.
+    """
+    for _, path in inputs.files():
+        source = path.resolve().parent
+        if out == source:
+            raise PrepareError(
+                f"--out {out} is the same folder as the input files; preparing replaces the whole "
+                "--out folder and would delete them: pass another --out (e.g. a sibling folder)"
+            )
+        if _within(out, source) or _within(source, out):
+            inner, outer = (out, source) if _within(out, source) else (source, out)
+            raise PrepareError(
+                f"{inner} is inside {outer}: the store (--out {out}) and the input files ({source}) "
+                "must be separate folders, since preparing replaces the whole --out folder; pass an --out "
+                "beside the input folder"
+            )
+    if not out.exists() and not out.is_symlink():
+        return
+    if not out.is_dir():
+        raise PrepareError(f"--out {out} is a file, not a folder; pass a folder that does not exist yet")
+    if not any(out.iterdir()):
+        return
+    manifest = _store_manifest(out)
+    if manifest is None:
+        raise PrepareError(
+            f"--out {out} holds files but is not a store that `webshop-gym data prepare` made (it has no "
+            f"store {MANIFEST_NAME}); preparing replaces the whole folder, so it is left alone: pass an "
+            "--out that does not exist yet"
+        )
+    known = set(manifest["files"]) | {MANIFEST_NAME}
+    foreign = [
+        str(path.relative_to(out))
+        for path in sorted(out.rglob("*"))
+        if not path.is_dir() and str(path.relative_to(out).as_posix()) not in known
+    ]
+    if foreign:
+        shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
+        raise PrepareError(
+            f"--out {out} is a store but also holds files that are not part of it ({shown}); preparing "
+            "replaces the whole folder, so move them out first (or pass another --out)"
+        )
 
 
 def prepare_catalog(
@@ -264,8 +365,11 @@ def prepare_catalog(
 
     Raises:
         FileNotFoundError: An input is missing.
+        PrepareError: ``out_dir`` is not prepare's to replace (a folder of other files, the
+            input folder, inside it or around it), or another prepare is writing it.
         ValueError: An input is truncated, corrupt or not in the official structure; the
             message names the file and the place.
+        OSError: Writing failed (e.g. the disk is full); the previous store is kept.
     """
     start = time.perf_counter()
     out = Path(out_dir).expanduser().resolve()
@@ -276,20 +380,31 @@ def prepare_catalog(
             raise FileNotFoundError(
                 f"{path}: no such file; `webshop-gym data download` fetches the official files"
             )
+    _check_destination(out, inputs)  # before the lock: a refused --out gets not even a lock file
     out.parent.mkdir(parents=True, exist_ok=True)
     with _locked(out):
-        for stale in _partial_dirs(out):  # left by an interrupted prepare (we hold the lock)
-            shutil.rmtree(stale, ignore_errors=True)
+        _clear_leftovers(out, say)
         if not force and _is_up_to_date(out, inputs, name):
             say(f"{out} is up to date with its inputs; nothing to do (--force rebuilds it)")
             manifest = read_manifest(out)
             return PrepareResult(out, True, int(manifest["products"]), time.perf_counter() - start)
         partial = out.parent / f".{out.name}.partial-{os.getpid()}"
-        partial.mkdir()
         try:
+            partial.mkdir()
             manifest = _build(inputs, partial, name, progress, say)
             _fsync_tree(partial)
+            _check_destination(out, inputs)  # again: files may have been put there meanwhile
             _swap_in(partial, out)
+        except OSError as error:
+            shutil.rmtree(partial, ignore_errors=True)
+            if error.errno in (errno.ENOSPC, errno.EDQUOT):
+                raise OSError(
+                    error.errno,
+                    f"no space left on the disk of {out.parent} while preparing {out} (writing "
+                    f"{error.filename or 'the store'}); nothing was replaced, the previous store is kept: "
+                    "free some space and run this again",
+                ) from None
+            raise
         except BaseException:
             shutil.rmtree(partial, ignore_errors=True)
             raise
