@@ -27,6 +27,23 @@ def test_prepare_from_a_folder_then_status(webshop_1k: Path, tmp_path: Path, mon
     status = capsys.readouterr().out
     assert "webshop-1k/: 1,000 products, 13 human and 6,910 synthetic goals" in status
     assert "raw/items_shuffle.json: missing" in status
+    assert "interrupted" not in status
+
+
+def test_status_names_what_an_interrupted_prepare_left(
+    webshop_1k: Path, tmp_path: Path, monkeypatch, capsys
+) -> None:
+    """Issue 40: leftovers are named until the next prepare clears them."""
+    monkeypatch.setenv("WEBSHOP_GYM_DATA", str(tmp_path))
+    out = tmp_path / "webshop-1k"
+    assert main(["data", "prepare", "--from", str(webshop_1k), "--out", str(out), "--quiet"]) == 0
+    (tmp_path / ".webshop-1k.partial-99").mkdir()
+    capsys.readouterr()
+    assert main(["data", "status"]) == 0
+    status = capsys.readouterr().out
+    assert ".webshop-1k.partial-99: left by an interrupted prepare" in status
+    assert main(["data", "prepare", "--from", str(webshop_1k), "--out", str(out), "--quiet"]) == 0
+    assert not (tmp_path / ".webshop-1k.partial-99").exists()
 
 
 def test_prepare_official_sets_from_the_raw_folder(

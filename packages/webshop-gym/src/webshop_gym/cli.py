@@ -5,6 +5,7 @@
     webshop-gym data download [--set 1k|full|all] [--source DIR|URL]   # the official files
     webshop-gym data prepare  [--set 1k|full|all] | --from DIR [--out DIR]  # -> fast stores
     webshop-gym data status                                            # what is where
+    webshop-gym data verify   [DIR...]                                 # check stores' checksums
     webshop-gym data generate --products N --out DIR                   # a synthetic catalogue
     webshop-gym serve [--catalog mini|1k|full|DIR] [--port 8000]        # the web shop + JSON API
     webshop-gym replay FILE_OR_DIR...                                  # re-run recorded trajectories
@@ -212,6 +213,7 @@ def add_status_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
 def run_status(args: argparse.Namespace) -> int:
     from webshop_gym.data.download import OFFICIAL_FILES, STAND_INS
     from webshop_gym.data.locations import OFFICIAL_SETS, data_dir, raw_dir, store_dir
+    from webshop_gym.data.prepare import leftovers
     from webshop_gym.data.store import StoreError, read_manifest
 
     print(f"data folder: {data_dir()} (set $WEBSHOP_GYM_DATA to move it)")
@@ -229,16 +231,70 @@ def run_status(args: argparse.Namespace) -> int:
             print(f"  raw/{name}: missing")
     for name in OFFICIAL_SETS:
         folder = store_dir(name)
+        for stale in leftovers(folder):
+            print(
+                f"  {stale.name}: left by an interrupted prepare; "
+                "the next `webshop-gym data prepare` clears it"
+            )
         try:
             manifest = read_manifest(folder)
         except StoreError as error:
             print(f"  {folder.name}/: {'missing' if not folder.exists() else error}")
             continue
+        checksums = (
+            "" if "sha256" in manifest else f"; no checksums: `webshop-gym data prepare --set {name} --force`"
+        )
         print(
             f"  {folder.name}/: {manifest['products']:,} products, {manifest['human_goals']:,} human and "
-            f"{manifest['synthetic_goals']:,} synthetic goals (prepared {manifest['created']})"
+            f"{manifest['synthetic_goals']:,} synthetic goals (prepared {manifest['created']}{checksums})"
         )
     return 0
+
+
+# --- data verify ----------------------------------------------------------------------------
+
+
+def add_verify_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
+    parser = subparsers.add_parser(
+        "verify",
+        help="check prepared stores file by file against the checksums in their manifests",
+        description=(
+            "Check every file of prepared stores (sizes, counts, SHA-256) against their manifests. "
+            "Exits 1 and names the damaged files if any differ."
+        ),
+    )
+    parser.add_argument(
+        "stores",
+        nargs="*",
+        type=Path,
+        metavar="DIR",
+        help="stores to check (default: those in the data folder)",
+    )
+    return parser
+
+
+def run_verify(args: argparse.Namespace) -> int:
+    from webshop_gym.data.locations import OFFICIAL_SETS, data_dir, store_dir
+    from webshop_gym.data.store import StoreError, verify_store
+
+    stores = args.stores or [store_dir(name) for name in OFFICIAL_SETS if store_dir(name).exists()]
+    if not stores:
+        raise FileNotFoundError(
+            f"no prepared store in {data_dir()}; pass the store's folder (`webshop-gym data verify DIR`)"
+        )
+    failed = 0
+    for folder in stores:
+        try:
+            verified = verify_store(folder)
+        except StoreError as error:
+            print(f"webshop-gym: error: {error}", file=sys.stderr)
+            failed += 1
+            continue
+        print(
+            f"ok: {verified.directory} ({verified.files} files, {verified.bytes / 1e6:,.1f} MB, "
+            f"checked in {verified.seconds:.1f} s)"
+        )
+    return 1 if failed else 0
 
 
 # --- data generate --------------------------------------------------------------------------
@@ -276,6 +332,7 @@ COMMANDS: list[Command] = [
     Command("data", add_download_command, run_download),
     Command("data", add_prepare_command, run_prepare),
     Command("data", add_status_command, run_status),
+    Command("data", add_verify_command, run_verify),
     Command("data", add_generate_command, run_generate),
     Command(None, add_serve_command, run_serve),
     Command(None, add_replay_command, run_replay),

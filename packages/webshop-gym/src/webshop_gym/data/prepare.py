@@ -7,8 +7,10 @@ goals in the original's order, and the BM25 index that ranks as the original's L
 (`webshop_gym.search.bm25_index`).
 
 - **Idempotent.** The store's manifest records each input's size, modification time and
-  SHA-256 (hashed while it is read). Preparing again with the same inputs does nothing;
-  a file that was only touched (same size, new time) is hashed and still counts as the same.
+  SHA-256 (hashed while it is read). Preparing again with the same inputs does nothing
+  once every file of the store matches the checksum in its manifest (a damaged store, or
+  one without checksums, is rebuilt); an input that was only touched (same size, new
+  time) is hashed and still counts as the same.
 - **Atomic.** Everything is written into a hidden sibling folder, flushed to disk
   (``fsync``), and swapped in with a rename once complete; the manifest, written last, is
   what makes a store loadable. An interrupted prepare leaves no store (or the previous
@@ -62,7 +64,9 @@ from webshop_gym.data.store import (
     STORE_FORMAT,
     StoreError,
     encode_product,
+    file_sha256,
     read_manifest,
+    verify_store,
 )
 from webshop_gym.search.analysis import analyze
 from webshop_gym.search.bm25_index import BM25_B, BM25_K1, IndexBuilder, is_current_index
@@ -117,15 +121,22 @@ def find_inputs(directory: str | os.PathLike[str]) -> PrepareInputs:
 # --- idempotency ------------------------------------------------------------------------
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 22), b""):
-            digest.update(block)
-    return digest.hexdigest()
+def _is_up_to_date(out_dir: Path, inputs: PrepareInputs, name: str, say: Callable[[str], None]) -> bool:
+    if not _inputs_unchanged(out_dir, inputs, name):
+        return False
+    # Same inputs: the store is only as good as its files; check every one before saying so.
+    try:
+        verify_store(out_dir)
+    except StoreError as error:
+        if "sha256" not in read_manifest(out_dir):
+            say(f"{out_dir} has no checksums (prepared by an older webshop-gym); rebuilding it with them")
+        else:
+            say(f"rebuilding {out_dir}, which fails its check: {error}")
+        return False
+    return True
 
 
-def _is_up_to_date(out_dir: Path, inputs: PrepareInputs, name: str) -> bool:
+def _inputs_unchanged(out_dir: Path, inputs: PrepareInputs, name: str) -> bool:
     try:
         manifest = read_manifest(out_dir)
     except StoreError:
@@ -140,7 +151,7 @@ def _is_up_to_date(out_dir: Path, inputs: PrepareInputs, name: str) -> bool:
         if entry["size"] != stat.st_size:
             return False
         # Same size and time: unchanged. Same size, new time (copied, touched): compare contents.
-        if entry["mtime_ns"] != stat.st_mtime_ns and entry["sha256"] != _sha256(path):
+        if entry["mtime_ns"] != stat.st_mtime_ns and entry["sha256"] != file_sha256(path):
             return False
     return True
 
@@ -327,7 +338,7 @@ def _check_destination(out: Path, inputs: PrepareInputs) -> None:
             f"store {MANIFEST_NAME}); preparing replaces the whole folder, so it is left alone: pass an "
             "--out that does not exist yet"
         )
-    known = set(manifest["files"]) | {MANIFEST_NAME}
+    known = {name.replace("\\", "/") for name in manifest["files"]} | {MANIFEST_NAME}  # Windows-made
     foreign = [
         str(path.relative_to(out))
         for path in sorted(out.rglob("*"))
@@ -384,7 +395,7 @@ def prepare_catalog(
     out.parent.mkdir(parents=True, exist_ok=True)
     with _locked(out):
         _clear_leftovers(out, say)
-        if not force and _is_up_to_date(out, inputs, name):
+        if not force and _is_up_to_date(out, inputs, name, say):
             say(f"{out} is up to date with its inputs; nothing to do (--force rebuilds it)")
             manifest = read_manifest(out)
             return PrepareResult(out, True, int(manifest["products"]), time.perf_counter() - start)
@@ -557,11 +568,10 @@ def _build(
         "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
         "inputs": [readers[role].record(role) for role, _ in inputs.files()],
     }
-    manifest["files"] = {
-        str(path.relative_to(directory)): path.stat().st_size
-        for path in sorted(directory.rglob("*"))
-        if path.is_file()
-    }
+    files = [path for path in sorted(directory.rglob("*")) if path.is_file()]
+    manifest["files"] = {path.relative_to(directory).as_posix(): path.stat().st_size for path in files}
+    # What `webshop_gym.data.store` checks damage against (at open and in `data verify`).
+    manifest["sha256"] = {path.relative_to(directory).as_posix(): file_sha256(path) for path in files}
     manifest["complete"] = True
     # Written last: a folder without it is never taken for a store.
     (directory / MANIFEST_NAME).write_text(json.dumps(manifest, indent=2), encoding="utf-8")

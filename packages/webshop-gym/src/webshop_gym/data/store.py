@@ -7,7 +7,7 @@ maps into memory (the product records are read with ``pread``), so all envs of a
 share one copy in the page cache and an env holds only the pages it touched:
 
 ============================  ==========================================================
-``manifest.json``             format version, counts, file sizes, the inputs it was made from
+``manifest.json``             format version, counts, file sizes and SHA-256, the inputs it was made from
 ``products.bin``              the cleaned products, one pickled tuple each, in file order
 ``offsets.npy``               int64, record ``i`` is ``products.bin[offsets[i]:offsets[i+1]]``
 ``asins.npy``                 the asin of each row (fixed-width bytes)
@@ -42,24 +42,40 @@ its mapped pages count towards RSS too. Records are pickles of plain tuples (pro
 readable by every Python since 3.8), read by an unpickler that refuses any class or
 function, so a tampered store cannot run code; decoding one takes about 5 µs (marshal 4,
 JSON 12).
+
+**Integrity.** Damage that keeps a file's size (a flipped byte, a zeroed price, two rows of
+the asin index swapped) would otherwise play wrong without a word, so the manifest records
+each file's SHA-256 (hardware-accelerated on x86 and ARM; ~0.6 GB/s on a loaded 2-core
+EPYC, against ~0.25 GB/s for BLAKE2b). Opening a store checks what is cheap: every size,
+every count the manifest states against the arrays' shapes, and the checksums of the
+smallest files up to `OPEN_CHECK_BYTES` in all: the whole of a 1k store (3 MB, ~5 ms),
+21 MB of a 100k store's 300 MB (~35 ms). `verify_store` (``webshop-gym data verify``, and
+``webshop-gym data prepare`` before it calls a store unchanged) checks every file: ~0.5 s
+per 300 MB. A record that cannot be read is a `StoreError` that says to verify, never a
+crash mid-episode. Stores prepared before checksums were recorded still open, with a
+warning that says how to add them.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 import io
 import json
 import os
 import pickle
+import time
+import warnings
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, cast, overload
 
 import numpy as np
 
 from webshop_gym.data.goals import combination_values, human_goal, synthetic_goal, synthetic_plan
-from webshop_gym.lru import LRUCache
 from webshop_gym.data.model import BaseCatalog, Goal, HumanInstruction, Product, Review, SyntheticInstruction
+from webshop_gym.lru import LRUCache
 
 __all__ = [
     "MANIFEST_NAME",
@@ -70,6 +86,7 @@ __all__ = [
     "encode_product",
     "is_store",
     "open_store",
+    "verify_store",
 ]
 
 MANIFEST_NAME = "manifest.json"
@@ -79,6 +96,13 @@ RECORD_PROTOCOL = 5  # pickle protocol of the records (readable by every Python 
 INDEX_DIR = "index"
 
 _PREPARE_HINT = "run `webshop-gym data prepare` to build it again"
+_REBUILD_HINT = (
+    "run `webshop-gym data prepare --force` (with the --set, or --from and --out, it was prepared with) "
+    "to rebuild it"
+)
+
+OPEN_CHECK_BYTES = 32 << 20
+"""Opening a store checks the SHA-256 of its smallest files up to this many bytes in all."""
 
 
 class StoreError(ValueError):
@@ -177,6 +201,155 @@ def read_manifest(directory: Path) -> dict[str, Any]:
     return manifest
 
 
+def file_sha256(path: Path) -> str:
+    """The SHA-256 of a file, read in blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as f:
+        for block in iter(lambda: f.read(1 << 22), b""):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def check_checksums(
+    directory: Path, manifest: Mapping[str, Any], budget: int | None = None
+) -> tuple[int, int]:
+    """Compares files with the SHA-256 in the manifest: all of them, or the smallest up to
+    ``budget`` bytes in all. Returns how many files and bytes were checked.
+
+    Raises:
+        StoreError: Files differ from their checksums (all of them are named).
+    """
+    checksums = manifest.get("sha256")
+    if not isinstance(checksums, dict):
+        raise StoreError(f"{directory} has no checksums in its {MANIFEST_NAME}; {_REBUILD_HINT} with them")
+    checked, total, damaged = 0, 0, []
+    for name, size in sorted(manifest["files"].items(), key=lambda item: (item[1], item[0])):
+        if budget is not None and total + size > budget:
+            break  # smallest first: every later file is larger
+        if checksums.get(name) != file_sha256(directory / name):
+            damaged.append(name)
+        checked, total = checked + 1, total + size
+    if damaged:
+        names = ", ".join(damaged)
+        raise StoreError(
+            f"{directory} is damaged: {names} {'does' if len(damaged) == 1 else 'do'} not match the "
+            f"checksum recorded when it was prepared; {_REBUILD_HINT}"
+        )
+    return checked, total
+
+
+def _npy_length(path: Path) -> int:
+    """The first dimension of an ``.npy`` array, read from its header alone."""
+    with path.open("rb") as f:
+        version = np.lib.format.read_magic(f)
+        read_header = (
+            np.lib.format.read_array_header_1_0 if version == (1, 0) else np.lib.format.read_array_header_2_0
+        )
+        shape, _, _ = read_header(f)
+    return int(shape[0]) if shape else 1
+
+
+def check_counts(directory: Path, manifest: Mapping[str, Any]) -> None:
+    """Compares the counts the manifest states with the shapes of the arrays (headers only).
+
+    Raises:
+        StoreError: The manifest and the data disagree.
+    """
+    try:
+        params = json.loads((directory / INDEX_DIR / "params.json").read_text(encoding="utf-8"))
+        counts = {
+            "products": int(manifest["products"]),
+            "human goals": int(manifest["human_goals"]),
+            "synthetic goals": int(manifest["synthetic_goals"]),
+            "terms": int(manifest.get("vocabulary", params["terms"])),
+            "postings": int(params["postings"]),
+        }
+        documents = int(params["documents"])
+        extra = {"offsets.npy": 1, f"{INDEX_DIR}/term_starts.npy": 1, f"{INDEX_DIR}/term_offsets.npy": 1}
+        for what, names in _COUNTED.items():
+            for name in names:
+                actual = _npy_length(directory / name) - extra.get(name, 0)
+                if actual != counts[what]:
+                    raise StoreError(
+                        f"{directory}: its {MANIFEST_NAME} says {counts[what]:,} {what} but {name} holds "
+                        f"{actual:,}: the manifest and the data disagree; {_REBUILD_HINT}"
+                    )
+        if documents != counts["products"]:
+            raise StoreError(
+                f"{directory}: its {MANIFEST_NAME} says {counts['products']:,} products but its search "
+                f"index covers {documents:,}; {_REBUILD_HINT}"
+            )
+        end = int(np.load(directory / "offsets.npy", mmap_mode="r")[-1])
+    except (OSError, ValueError, KeyError, TypeError, IndexError) as error:
+        if isinstance(error, StoreError):
+            raise
+        raise StoreError(f"{directory} is damaged: {error}; {_REBUILD_HINT}") from None
+    if end != manifest["files"]["products.bin"]:
+        raise StoreError(
+            f"{directory} is damaged: offsets.npy ends at byte {end:,} of products.bin, which has "
+            f"{manifest['files']['products.bin']:,}; {_REBUILD_HINT}"
+        )
+
+
+# Which arrays hold one entry per what (offsets and the term tables: one more).
+_COUNTED: dict[str, tuple[str, ...]] = {
+    "products": (
+        "offsets.npy",
+        "asins.npy",
+        "asin_sorted.npy",
+        "asin_rows.npy",
+        "prices.npy",
+        "synthetic_weights.npy",
+        f"{INDEX_DIR}/norms.npy",
+        f"{INDEX_DIR}/id_ranks.npy",
+    ),
+    "human goals": ("human_goal_rows.npy", "human_goal_entries.npy", "human_goal_positions.npy"),
+    "synthetic goals": ("synthetic_goal_rows.npy", "synthetic_goal_combinations.npy"),
+    "terms": (
+        f"{INDEX_DIR}/term_starts.npy",
+        f"{INDEX_DIR}/term_offsets.npy",
+        f"{INDEX_DIR}/term_max_scores.npy",
+        f"{INDEX_DIR}/term_hashes.npy",
+        f"{INDEX_DIR}/term_hash_ids.npy",
+    ),
+    "postings": (
+        f"{INDEX_DIR}/postings_docs.npy",
+        f"{INDEX_DIR}/postings_scores.npy",
+        f"{INDEX_DIR}/postings_freqs.npy",
+    ),
+}
+
+
+@dataclass(frozen=True)
+class Verified:
+    """What `verify_store` checked."""
+
+    directory: Path
+    files: int
+    bytes: int
+    seconds: float
+
+
+def verify_store(directory: str | os.PathLike[str]) -> Verified:
+    """Checks every file of a store against its manifest: sizes, counts and SHA-256.
+
+    Raises:
+        StoreError: The store is missing, incomplete, damaged (the files are named) or has
+            no checksums (prepared by an older webshop-gym).
+    """
+    start = time.perf_counter()
+    path = Path(directory).expanduser().resolve()
+    manifest = read_manifest(path)
+    if not isinstance(manifest.get("sha256"), dict):
+        raise StoreError(
+            f"{path} has no checksums (prepared by an older webshop-gym), so it cannot be verified; "
+            f"{_REBUILD_HINT} with them"
+        )
+    files, size = check_checksums(path, manifest)
+    check_counts(path, manifest)
+    return Verified(path, files, size, time.perf_counter() - start)
+
+
 def open_store(directory: str | os.PathLike[str]) -> StoredCatalog:
     """The store in ``directory``, one shared object per process while it is unchanged.
 
@@ -213,8 +386,20 @@ class StoredCatalog(BaseCatalog):
     def __init__(self, directory: Path) -> None:
         self.directory = directory
         self.manifest = read_manifest(directory)
+        check_counts(directory, self.manifest)
+        if "sha256" in self.manifest:
+            check_checksums(directory, self.manifest, OPEN_CHECK_BYTES)
+        else:
+            warnings.warn(
+                f"{directory} was prepared by an older webshop-gym and has no checksums, so damage to it "
+                f"cannot be detected; `webshop-gym data prepare --force` (with the --set, or --from and "
+                f"--out, it was prepared with) rebuilds it with them",
+                UserWarning,
+                stacklevel=2,
+            )
         self.name: str = self.manifest["name"]
         self._n = int(self.manifest["products"])
+        self._records_size = int(self.manifest["files"]["products.bin"])
         # Records are read with pread, not mapped: mapped pages would count towards the
         # env's RSS as it browses; read ones stay in the (shared) page cache only.
         self._fd = os.open(directory / "products.bin", os.O_RDONLY)
@@ -258,7 +443,26 @@ class StoredCatalog(BaseCatalog):
 
     def _record(self, row: int) -> bytes:
         start, end = int(self._offsets[row]), int(self._offsets[row + 1])
-        return os.pread(self._fd, end - start, start)
+        if not 0 <= start <= end <= self._records_size:
+            raise self._damaged(row, f"offsets.npy gives it bytes {start:,} to {end:,}")
+        try:
+            return os.pread(self._fd, end - start, start)
+        except OSError as error:
+            raise self._damaged(row, str(error)) from None
+
+    def _decode(self, row: int) -> tuple[Product, SyntheticInstruction | None]:
+        try:
+            return decode_product(self._record(row))
+        except StoreError:
+            raise
+        except Exception as error:  # whatever a damaged pickle raises: name the store instead
+            raise self._damaged(row, f"{type(error).__name__}: {error}") from None
+
+    def _damaged(self, row: int, why: str) -> StoreError:
+        return StoreError(
+            f"{self.directory} is damaged: the record of row {row} cannot be read ({why}); "
+            f"`webshop-gym data verify {self.directory}` checks every file, and {_REBUILD_HINT}"
+        )
 
     def __del__(self) -> None:
         fd = getattr(self, "_fd", None)
@@ -269,7 +473,7 @@ class StoredCatalog(BaseCatalog):
         """The product of a row and its templated instruction (None if it has none)."""
         hit = self._cache.get(row)
         if hit is None:
-            hit = decode_product(self._record(row))
+            hit = self._decode(row)
             self._cache.put(row, hit)
         return hit
 
@@ -293,7 +497,7 @@ class StoredCatalog(BaseCatalog):
     def __iter__(self) -> Iterator[Product]:
         # Not through the cache: a full pass would only evict what the envs are using.
         for row in range(self._n):
-            yield decode_product(self._record(row))[0]
+            yield self._decode(row)[0]
 
     def price_at(self, row: int) -> float:
         """The seeded price of a row."""
