@@ -355,11 +355,130 @@ def test_site_item_page_shows_the_query_the_options_chosen_and_the_notice() -> N
     catalog = load_catalog("mini")
     product = next(p for p in catalog if len(p.options) >= 2)
     item = next(s for s in every_page(catalog, [product], "x") if s.page is Page.ITEM)
-    soup = site_page(item, catalog, notice="No clickable 'x' here", steps_left=7, goal_label="Goal 3")
+    soup = site_page(item, catalog, notice="That did nothing: x.", steps_left=7, goal_label="Goal 3")
     chosen = {b.get_text() for b in soup.select("button.option.selected")}
     assert chosen == {value for _, value in item.selected_options}
     assert all(b["aria-pressed"] == "true" for b in soup.select("button.option.selected"))
     assert soup.select_one(".current-query q").get_text() == "q"
-    assert soup.select_one("#notice").get_text() == "That did nothing: No clickable 'x' here"
+    assert soup.select_one("#notice").get_text() == "That did nothing: x."
     assert soup.select_one(".site-bar").get_text(" ", strip=True).startswith("Goal 3 · 7 actions left")
     assert soup.select_one("#product-image")["src"] == f"/img/{product.asin}.svg"
+
+
+# -- issue 43: the pages for people ------------------------------------------------------
+
+
+def test_money_for_people() -> None:
+    from webshop_gym.render_html import money
+
+    assert money("$17.0") == "$17.00"
+    assert money("$0.01 to $2.99") == "$0.01 – $2.99"
+    assert money("Price: $32.0 to $41.99") == "Price: $32.00 – $41.99"
+    assert money("$1234.5") == "$1,234.50" and money("$1,234.5") == "$1,234.50"
+    assert money("N.A.") == "N.A."
+
+
+def test_site_pages_have_their_own_titles_and_observations_keep_webshop() -> None:
+    catalog = load_catalog("mini")
+    product = next(p for p in catalog if p.options)
+    titles = {}
+    for state in every_page(catalog, [product], "x"):
+        soup = site_page(state, catalog, score="0.25")
+        titles[(state.page, state.sub_page, state.page_number)] = soup.title.get_text()
+        assert BeautifulSoup(render_html(state, catalog), "html.parser").title.get_text() == "WebShop"
+    assert titles[(Page.SEARCH, None, 1)] == "Search – WebShop"
+    assert titles[(Page.RESULTS, None, 1)] == "Results for “q” – WebShop"
+    assert titles[(Page.RESULTS, None, 2)] == "Results for “q”, page 2 – WebShop"
+    assert titles[(Page.ITEM, None, 1)].startswith(product.title[:30])
+    assert titles[(Page.SUB_PAGE, "Description", 1)].startswith("Description: " + product.title[:30])
+    assert titles[(Page.DONE, None, 1)] == "Your score: 0.25 – WebShop"
+
+
+def test_site_results_put_the_title_first_prices_as_money_and_pages_at_both_ends() -> None:
+    base = load_catalog("mini").products
+    products = [
+        dataclasses.replace(p, price="$17.0" if i % 2 else "$0.01 to $2.99") for i, p in enumerate(base[:25])
+    ]
+    catalog = Catalog("priced", tuple(products), {}, {})
+    results = PageState(Page.RESULTS, "x", ("q",), tuple(p.asin for p in products), page_number=2)
+    soup = site_page(results, catalog)
+    card = soup.select_one("button.product-card")
+    texts = [span.get_text(" ", strip=True) for span in card.select(".product-text > span")]
+    assert texts[0] == products[10].title  # the title is the label, the code comes last and small
+    assert texts[1] == "$0.01 – $2.99" and texts[2] == f"Item {products[10].asin}"
+    assert soup.select_one(".result .product-price").get_text() == "$0.01 – $2.99"
+    assert {e.get_text() for e in soup.select(".product-price")} == {"$17.00", "$0.01 – $2.99"}
+    for pager in ("#pager-top", "#pager-bottom"):  # < Prev and Next > above and below the list
+        assert [b.get_text() for b in soup.select(f"{pager} button")] == ["< Prev", "Next >"]
+        assert soup.select_one(f"{pager} .page-info").get_text() == "Page 2 of 3 · 25 results"
+    # The observation keeps the catalogue's text and the original's layout.
+    assert "$0.01 to $2.99" in render_html(results, catalog) and "pager-bottom" not in render_html(
+        results, catalog
+    )
+
+
+def test_site_item_page_puts_title_and_price_before_options_and_buy_now_after_them() -> None:
+    catalog = load_catalog("mini")
+    product = next(p for p in catalog if len(p.options) >= 2 and " to " in p.price)
+    item = PageState(Page.ITEM, "x", ("q",), (product.asin,), asin=product.asin)
+    soup = site_page(item, catalog)
+    main = soup.select_one(".item-main")
+    order = [e.get("class", [e.name])[0] for e in main.find_all(recursive=False)]
+    assert order[:3] == ["item-title", "item-price", "item-rating"]
+    assert order[3:-2] == ["option-group"] * len(product.options) and order[-2:] == ["buy-bar", "button-bar"]
+    assert main.select_one(".item-price").get_text() == "Price: " + money_of(product.price)
+    assert " – $" in main.select_one(".item-price").get_text()
+    assert main.select_one(".item-rating").get_text() == "No rating yet"  # "Rating: N.A."
+    # No reviews on the product: the tab says so and cannot be clicked.
+    reviews = main.select_one("button[value='click[reviews]']")
+    assert reviews.get_text() == "No reviews" and reviews.has_attr("disabled")
+
+
+def money_of(text: str) -> str:
+    from webshop_gym.render_html import money
+
+    return money(text)
+
+
+def test_site_autofocus_goes_to_the_control_named_and_never_into_observations() -> None:
+    catalog = load_catalog("mini")
+    product = next(p for p in catalog if len(p.options) >= 2)
+    value = next(iter(product.options.values()))[1]
+    item = PageState(Page.ITEM, "x", ("q",), (product.asin,), asin=product.asin)
+    soup = site_page(item, catalog, focus=f"click[{value}]")
+    [focused] = soup.select("[autofocus]")
+    assert focused["value"] == f"click[{value}]" and "option" in focused["class"]
+    sub = dataclasses.replace(item, page=Page.SUB_PAGE, sub_page="Features")
+    [focused] = site_page(sub, catalog, focus="click[< prev]").select("[autofocus]")
+    assert focused.get_text() == "< Prev"
+    results = PageState(Page.RESULTS, "x", ("q",), tuple(p.asin for p in list(catalog)[:3]))
+    first = f"click[{results.result_asins[0].lower()}]"
+    [focused] = site_page(results, catalog, focus=first).select("[autofocus]")
+    assert focused["value"] == first
+    assert all("autofocus" not in render_html(s, catalog) for s in (item, sub, results))
+
+
+def test_site_search_box_refuses_only_spaces_in_the_browser() -> None:
+    catalog = load_catalog("mini")
+    search = site_page(PageState(Page.SEARCH, "x"), catalog).select_one("#search_input")
+    assert search["pattern"] == r".*\S.*" and search.has_attr("required") and search["title"]
+    assert "pattern=" not in render_html(PageState(Page.SEARCH, "x"), catalog)
+
+
+def test_site_warning_and_done_page_extras() -> None:
+    catalog = load_catalog("mini")
+    product = catalog.products[0]
+    done = PageState(Page.DONE, "i want red shorts", asin=product.asin, reward=1 / 3)
+    soup = site_page(
+        done, catalog, score="0.33", score_band="low", score_words="A poor match.", same_goal_url="/?goal=7"
+    )
+    assert soup.select_one(".goal-recap q").get_text() == "i want red shorts"
+    assert "score-low" in soup.select_one("#reward")["class"]
+    assert soup.select_one("#reward .score").get_text() == "0.33"
+    assert soup.select_one("a#same-goal")["href"] == "/?goal=7"
+    assert soup.select_one("a#same-goal").get_text() == "Try this goal again"
+    item = PageState(Page.ITEM, "x", asin=product.asin)
+    assert site_page(item, catalog, warning="2 actions left.").select_one("#actions-warning").get_text() == (
+        "2 actions left."
+    )
+    assert site_page(item, catalog).select_one("#actions-warning") is None

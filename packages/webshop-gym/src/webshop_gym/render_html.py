@@ -44,6 +44,8 @@ from __future__ import annotations
 
 import functools
 import itertools
+import math
+import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,6 +63,7 @@ __all__ = [
     "OutcomeRow",
     "PageLayoutError",
     "SiteView",
+    "money",
     "render_html",
     "template_environment",
 ]
@@ -94,6 +97,8 @@ class OutcomeRow:
     asked: str
     bought: str
     matched: str  # "yes", "no" or "partly"
+    asked_note: str = ""  # what the asked value is (e.g. the target product's category)
+    bought_note: str = ""  # where the match was looked for (e.g. a list the shop never shows)
 
 
 @dataclass(frozen=True)
@@ -102,11 +107,17 @@ class SiteView:
 
     Attributes:
         image_url: A product's picture: ``(asin, selected options) -> URL``.
-        notice: Why the last action did nothing ("" when it did something).
+        notice: Why the last action did nothing ("" when it did something), for people.
         steps_left: Actions left in the session (None: not shown).
+        warning: What still fits in the few actions left ("" when there are enough).
         goal_label: Which goal this is, e.g. "Goal 12 of 100 (test split)".
         new_session_url: Where a new session starts.
+        same_goal_url: Where this goal starts again ("" when not offered).
+        focus: The action of the control that gets keyboard focus when the page opens
+            (the control just used, or the way on); "" for none.
         score: The done page's score as a person reads it (rounded).
+        score_band: How good the score is, for its colour: "full", "partial" or "low".
+        score_words: The score in words, e.g. "Partial match".
         outcome: The done page's checks: what was asked against what was bought.
         outcome_formula: How the checks make the score.
     """
@@ -114,11 +125,36 @@ class SiteView:
     image_url: Callable[[str, Sequence[tuple[str, str]]], str] = _no_image
     notice: str = ""
     steps_left: int | None = None
+    warning: str = ""
     goal_label: str = ""
     new_session_url: str = "/"
+    same_goal_url: str = ""
+    focus: str = ""
     score: str = ""
+    score_band: str = ""
+    score_words: str = ""
     outcome: Sequence[OutcomeRow] = field(default_factory=tuple)
     outcome_formula: str = ""
+
+
+_AMOUNT = re.compile(r"\$\s?(\d[\d,]*(?:\.\d+)?)")
+
+
+def money(text: str) -> str:
+    """Prices as people write them: cents always shown, a range with an en dash.
+
+    Only the web shop's pages use this; observations keep the catalogue's text.
+
+    Examples:
+        >>> money("$17.0")
+        '$17.00'
+        >>> money("Price: $0.01 to $2.99")
+        'Price: $0.01 – $2.99'
+        >>> money("$1234.5")
+        '$1,234.50'
+    """
+    formatted = _AMOUNT.sub(lambda m: f"${float(m.group(1).replace(',', '')):,.2f}", text)
+    return re.sub(r"(\$[\d,]+\.\d\d) to (?=\$)", r"\1 – ", formatted)
 
 
 @functools.cache
@@ -139,6 +175,8 @@ def template_environment() -> jinja2.Environment:
     )
     environment.globals["click"] = _click
     environment.globals["site"] = None  # observations; the web shop passes a SiteView
+    environment.globals["focus"] = ""  # the web shop's autofocus target (SiteView.focus)
+    environment.filters["money"] = money
     return environment
 
 
@@ -186,14 +224,38 @@ def render_html(
 
 def _site_context(state: PageState, context: dict[str, Any], site: SiteView) -> dict[str, Any]:
     """What the site's version of a page adds or changes."""
-    extra: dict[str, Any] = {"site": site, "query": state.query}
+    extra: dict[str, Any] = {"site": site, "query": state.query, "focus": site.focus}
+    title = "Search"
     if state.page is Page.RESULTS:
         # The original offers "Next >" forever; a person gets it only where more results are.
-        has_next = state.page_number * RESULTS_PER_PAGE < len(state.result_asins)
+        total = len(state.result_asins)
+        has_next = state.page_number * RESULTS_PER_PAGE < total
         extra["navigation"] = [e for e in context["navigation"] if e.text != NEXT_PAGE or has_next]
+        pages = max(1, math.ceil(total / RESULTS_PER_PAGE))
+        extra["results_summary"] = (
+            f"Page {state.page_number} of {pages} · {total} result{'' if total == 1 else 's'}"
+        )
+        title = f"Results for “{_shorten(state.query, 60)}”"
+        if state.page_number > 1:
+            title += f", page {state.page_number}"
+    if state.page in (Page.ITEM, Page.SUB_PAGE) and state.asin is not None:
+        product = context["product_record"]
+        name = _shorten(product.title or product.asin, 60)
+        title = name if state.page is Page.ITEM else f"{state.sub_page}: {name}"
     if state.page is Page.ITEM and state.asin is not None:
         extra["item_image_url"] = site.image_url(state.asin, state.selected_options)
+        extra["no_reviews"] = not context["product_record"].reviews
+        rating = context["rating"].text
+        extra["rating_text"] = "No rating yet" if rating.endswith(": N.A.") else rating
+    if state.page is Page.DONE:
+        extra["instruction"] = state.instruction
+        title = f"Your score: {site.score}" if site.score else "Purchase done"
+    extra["page_title"] = f"{title} – WebShop"
     return extra
+
+
+def _shorten(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
 
 
 # -- from the page's elements to the templates' regions ---------------------------------
@@ -360,6 +422,7 @@ def _item_context(state: PageState, elements: Sequence[Element], catalog: Produc
         "rating": details[-1],
         "tabs": tabs_and_buy[:-1],
         "buy": tabs_and_buy[-1],
+        "product_record": product,
     }
 
 
@@ -391,7 +454,7 @@ def _sub_page_context(
 ) -> dict[str, Any]:
     product = catalog.get(state.asin or "")
     cursor = _Cursor(elements)
-    context: dict[str, Any] = {"sub_page": state.sub_page}
+    context: dict[str, Any] = {"sub_page": state.sub_page, "product_record": product}
     context["header"] = cursor.take_while("text")
     context["back"] = cursor.take("button")
     context["prev"] = cursor.take("button")
