@@ -5,19 +5,29 @@ whose search page is drawn from no state at all: opening (or crawling, or floodi
 site costs no session, env or file. The visitor's first action (the search form posts back
 to the same address) starts a session with its own `WebShopEnv` and goes to
 ``/s/<session id>/1/``. Each later action posts from page n to ``/s/<id>/<n>/`` and goes
-(303) to page n + 1, so every page has its own address, reloading never repeats an action
-and the browser's Back button shows the page before; acting there goes on from that page
-(`webshop_gym.web.visits`). Pages are the env's HTML pages with what a person needs on top
+(303) to a new page m, the next number the session has not used: every page has its own
+address, and what an address shows never changes (`webshop_gym.web.visits`). Reloading
+never repeats an action, the browser's Back button shows the page before, and acting on an
+earlier page (Back, or a second tab) goes on from *that* page: the env is restored there,
+the pages after it stay, so a Buy Now always buys the product its own page shows, and the
+recorded demonstration is what the person saw. Once a visit is over (bought, or out of
+actions), acting on any of its pages answers 409 with a page that says so and links to its
+last page. Pages are the env's HTML pages with what a person needs on top
 (`webshop_gym.web.pages`): why an action did nothing, actions left, a done page that shows
 asked against bought, an out-of-actions page, and pictures drawn per product. Every episode
-goes to the session's trajectory file when a log folder is set.
+goes to the session's trajectory file when a log folder is set; a step that cannot be
+recorded (a full disk) is not taken: the visitor gets 503 with the reason, the session
+stays on its page, and ``/healthz`` answers 503 with the reason until the folder takes
+writes again.
 
 Security: pages only ever hold product text and queries as escaped template data; the
 session id in the address is a 256-bit secret; requests must name an allowed host
 (`ServerConfig.allowed_hosts`); responses forbid framing, sniffing, referrers and any
 script or style from other origins (Content-Security-Policy). One client holds at most
-``max_sessions_per_client`` visitor sessions. Requests are logged, with session ids cut
-short, to the ``webshop_gym.web.access`` logger.
+``max_sessions_per_client`` visitor sessions, starts sessions or acts on earlier pages (each
+costs more than a page) at most ``costly_actions_per_minute`` times a minute (429 with
+``Retry-After`` after that), and a session makes at most ``max_pages_per_visit`` pages.
+Requests are logged, with session ids cut short, to the ``webshop_gym.web.access`` logger.
 
 Example:
     >>> app = create_app(ServerConfig(catalog="mini"))
@@ -34,24 +44,29 @@ Example:
 from __future__ import annotations
 
 import logging
+import math
+import os
 import re
 import secrets
+import shutil
+import threading
 import time
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
-from flask import Blueprint, Flask, Response, redirect, request
+from flask import Blueprint, Flask, Response, jsonify, redirect, request
 from werkzeug.exceptions import HTTPException
 
 from webshop_gym.actions import search_action
-from webshop_gym.render_html import STATIC_DIR
+from webshop_gym.render_html import STATIC_DIR, template_environment
+from webshop_gym.trajectories import append_whole_lines
 from webshop_gym.web.api import api
 from webshop_gym.web.config import ServerConfig
 from webshop_gym.web.context import WebShopServer, error_response, server_of
-from webshop_gym.web.pages import landing_page, product_svg, trail_to, visit_page
-from webshop_gym.web.sessions import Session, SessionLimitError, SessionStore
-from webshop_gym.web.visits import Visit
+from webshop_gym.web.pages import landing_page, product_svg, visit_page
+from webshop_gym.web.sessions import RateLimiter, RecordingError, Session, SessionLimitError, SessionStore
+from webshop_gym.web.visits import Visit, VisitFull, VisitOver
 
 __all__ = ["ACCESS_LOGGER", "WebShopServer", "create_app", "server_of"]
 
@@ -71,9 +86,33 @@ SECURITY_HEADERS = {
 MAX_FORM_FIELD_CHARS = 4096
 IMAGE_MAX_AGE = 86_400  # pictures depend on the product only
 ACCESS_LOGGER = "webshop_gym.web.access"
+RECORDING_RETRY_AFTER = 60  # seconds a visitor is asked to wait when records cannot be written
+MIN_FREE_LOG_BYTES = 16 * 1024 * 1024  # /healthz fails below this much free space for the log
+_log = logging.getLogger("webshop_gym.web")
 _SESSION_IN_PATH = re.compile(r"(/(?:s|api/v1/envs)/(?:[A-Za-z0-9]{1,16}\.)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]+")
 
 site = Blueprint("site", __name__)
+
+
+@dataclass
+class SiteState:
+    """What the shop's pages keep besides sessions: the per-client limit on costly actions
+    and the last record that failed (for ``/healthz``)."""
+
+    costly: RateLimiter | None
+    record_failure: tuple[float, str] | None = None  # (time.monotonic(), reason)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def recording_failed(self, reason: str) -> None:
+        with self.lock:
+            self.record_failure = (time.monotonic(), reason)
+
+
+def site_state(app: Flask | None = None) -> SiteState:
+    """The `SiteState` of ``app`` (default: the app of the current request)."""
+    from flask import current_app
+
+    return (app or current_app).extensions["webshop_gym.site"]  # type: ignore[no-any-return]
 
 
 def create_app(config: ServerConfig | None = None) -> Flask:
@@ -88,6 +127,8 @@ def create_app(config: ServerConfig | None = None) -> Flask:
     config = config or ServerConfig()
     # Fails here, at start-up, when the data is missing, and warms every shared cache.
     prototype = config.make_visitor_env()
+    if config.log_dir is not None:  # fails at start-up when it cannot be made
+        config.log_dir.mkdir(parents=True, exist_ok=True)
     app = Flask(__name__, static_folder=str(STATIC_DIR), static_url_path="/static")
     app.config["MAX_CONTENT_LENGTH"] = config.max_request_bytes
     app.config["MAX_FORM_MEMORY_SIZE"] = config.max_request_bytes
@@ -104,12 +145,15 @@ def create_app(config: ServerConfig | None = None) -> Flask:
         goal_count=len(prototype.goal_indices),
         prototype=prototype,
     )
+    per_minute = config.costly_actions_per_minute
+    app.extensions["webshop_gym.site"] = SiteState(RateLimiter(per_minute) if per_minute else None)
     app.register_blueprint(site)
     app.register_blueprint(api)
     app.before_request(_check_host)
     app.after_request(_add_security_headers)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(SessionLimitError, _session_limit)
+    app.register_error_handler(RecordingError, _recording_failed)
     app.wsgi_app = AccessLog(app.wsgi_app)  # type: ignore[method-assign]
     return app
 
@@ -181,6 +225,47 @@ def _session_limit(error: SessionLimitError) -> Response:
     return response
 
 
+def _recording_failed(error: RecordingError) -> Response:
+    # The session did not move (Session.reset / step put the env back).
+    site_state().recording_failed(error.reason)
+    _log.error(
+        "a trajectory record in %s could not be written (%s); the action was not taken",
+        server_of().config.log_dir,
+        error.reason,
+    )
+    response = error_response(
+        503,
+        "Service Unavailable",
+        f"This server cannot save shopping sessions right now ({error.reason}), so it did not take "
+        "your action: the page you were on is as it was. Try again in a minute; if this goes on, "
+        "tell the shop's operator.",
+    )
+    response.headers["Retry-After"] = str(RECORDING_RETRY_AFTER)
+    return response
+
+
+def _too_often(wait: float) -> Response:
+    limit = server_of().config.costly_actions_per_minute
+    seconds = max(1, math.ceil(wait))
+    response = error_response(
+        429,
+        "Too Many Requests",
+        f"Starting sessions and going back to act on earlier pages cost this server more than a page, "
+        f"so each visitor may do them {limit} times a minute. Wait {seconds} seconds, then send the "
+        "form again (or go on from the newest page of your session, which is not limited).",
+    )
+    response.headers["Retry-After"] = str(seconds)
+    return response
+
+
+def _costly_allowed() -> Response | None:
+    limiter = site_state().costly
+    if limiter is None:
+        return None
+    wait = limiter.take(request.remote_addr or "-")
+    return _too_often(wait) if wait > 0 else None
+
+
 class AccessLog:
     """WSGI middleware: one Common Log Format line per request to the ``webshop_gym.web.access`` logger.
 
@@ -235,15 +320,7 @@ def start() -> Any:
     goal_index = _goal_index(goal_text, server.goal_count, server.config.split)
     if isinstance(goal_index, Response):
         return goal_index
-    return _page(
-        landing_page(
-            server.prototype,
-            goal_index,
-            server.config.product_images,
-            audience=server.config.audience,
-            notice=request.args.get("notice", ""),
-        )
-    )
+    return _page(landing_page(server.prototype, goal_index, server.config.product_images))
 
 
 @site.post("/")
@@ -259,13 +336,20 @@ def first_action() -> Any:
     action = _form_action()
     if isinstance(action, Response):
         return action
+    refused = _costly_allowed()
+    if refused is not None:
+        return refused
     session = server.visitors.add(server.config.make_visitor_env(), owner=request.remote_addr, used=True)
-    with session.lock:
-        session.make_recorder = lambda: server.recorder("web")
-        visit = Visit(goal_index=goal_index, seed=secrets.randbelow(2**31))
-        session.visit = visit
-        visit.start(session)
-        page = visit.act(session, 0, action)
+    try:
+        with session.lock:
+            session.make_recorder = lambda: server.recorder("web")
+            visit = Visit(goal_index, secrets.randbelow(2**31), server.config.max_pages_per_visit)
+            session.visit = visit
+            visit.start(session)
+            page = visit.act(session, 0, action)
+    except RecordingError:
+        server.visitors.remove(session.id)  # nothing was taken: no session, no file
+        raise
     return redirect(_page_url(session.id, page), code=303)
 
 
@@ -314,17 +398,9 @@ def page(session_id: str, number: int) -> Response:
     session, visit = found
     server = server_of()
     with session.lock:
-        if number > visit.current:
+        if number >= len(visit.pages):
             return error_response(404, "Not Found", "This session has no such page (yet).")
-        html = visit_page(
-            session.env,
-            visit.goal_index,
-            visit.pages[number],
-            server.config.product_images,
-            trail=trail_to(visit.pages, number),  # the last action's control gets focus back
-            audience=server.config.audience,
-            notice=request.args.get("notice", ""),
-        )
+        html = visit_page(session.env, visit.goal_index, visit.pages[number], server.config.product_images)
     return _page(html)
 
 
@@ -350,10 +426,61 @@ def _act(session_id: str, number: int | None) -> Any:
         return action
     with session.lock:
         number = visit.current if number is None else number
-        if number > visit.current:
+        if number >= len(visit.pages):
             return error_response(404, "Not Found", "This session has no such page (yet).")
-        next_page = visit.act(session, number, action)
+        if visit.branches_at(number) and not visit.ended and len(visit.pages) < visit.max_pages:
+            refused = _costly_allowed()
+            if refused is not None:
+                return refused
+        try:
+            next_page = visit.act(session, number, action)
+        except VisitOver as over:
+            return _visit_over(session, over)
+        except VisitFull as full:
+            return _visit_full(visit, full)
     return redirect(_page_url(session_id, next_page), code=303)
+
+
+def _visit_over(session: Session, over: VisitOver) -> Response:
+    """409: the visit has ended; says how, and links to its last page."""
+    if over.record.purchase is not None:
+        asin = over.record.purchase["purchased_asin"]
+        product = session.env.catalog.get(asin)
+        name = (product.title if product is not None else "") or asin
+        message = (
+            f"This shopping session is over: you already bought {name[:200]} (its Buy Now was "
+            "pressed), so nothing more can be done in it. Its last page shows what you bought "
+            "and your score; start a new session to shop again."
+        )
+        next_text = "See what you bought"
+    else:
+        message = (
+            f"This shopping session is over: it used all {session.env.max_steps} of its actions, "
+            "so nothing more can be done in it. Start a new session to shop again."
+        )
+        next_text = "See its last page"
+    page = (
+        template_environment()
+        .get_template("visit_over.html")
+        .render(
+            status=409,
+            title="Conflict",
+            message=message,
+            next_href=_page_url(session.id, over.page),
+            next_text=next_text,
+        )
+    )
+    return Response(page, status=409, mimetype="text/html")
+
+
+def _visit_full(visit: Visit, full: VisitFull) -> Response:
+    return error_response(
+        409,
+        "Conflict",
+        f"This shopping session has made its limit of {full.max_pages} pages (every action, also on "
+        f"an earlier page, makes one). Start a new session for this goal to go on: "
+        f"/?goal={visit.goal_index}",
+    )
 
 
 def _form_action() -> str | Response:
@@ -364,12 +491,6 @@ def _form_action() -> str | Response:
         if len(query) > MAX_FORM_FIELD_CHARS:
             return error_response(
                 400, "Bad Request", f"The search query is longer than {MAX_FORM_FIELD_CHARS} characters."
-            )
-        if not query.strip():
-            # A person's search of only spaces costs no action: back to the same page, which
-            # says why (agents, through the env or /api/v1, get the env's answer as ever).
-            return redirect(
-                f"{request.path}?{urlencode({**request.args, 'notice': 'empty-search'})}", code=303
             )
         return search_action(query)
     if "action" in form:
@@ -408,5 +529,51 @@ def favicon() -> Response:
 
 @site.get("/healthz")
 def health() -> Any:
+    """200 when the server can take actions; 503 with a reason when its log folder fails."""
     server = server_of()
-    return {"status": "ok", "visitor_sessions": len(server.visitors), "api_envs": len(server.api_envs)}
+    body: dict[str, Any] = {
+        "status": "ok",
+        "visitor_sessions": len(server.visitors),
+        "api_envs": len(server.api_envs),
+    }
+    problem = _log_folder_problem()
+    if problem is None:
+        return body
+    body.update(status="failing", reason=problem)
+    response = jsonify(body)
+    response.status_code = 503
+    response.headers["Retry-After"] = str(RECORDING_RETRY_AFTER)
+    return response
+
+
+def _log_folder_problem() -> str | None:
+    """Why trajectory records cannot be written now, or None (no log folder: nothing to write)."""
+    log_dir = server_of().config.log_dir
+    if log_dir is None:
+        return None
+    if not log_dir.is_dir():
+        return "the trajectory log folder is missing (the operator must make it again)"
+    if not os.access(log_dir, os.W_OK | os.X_OK):
+        return "the trajectory log folder is not writable"
+    free = shutil.disk_usage(log_dir).free
+    if free < MIN_FREE_LOG_BYTES:
+        return f"the trajectory log folder's disk is full ({free} bytes free, {MIN_FREE_LOG_BYTES} needed)"
+    state = site_state()
+    failure = state.record_failure
+    if failure is None:
+        return None
+    # A record failed: a small durable write must work before the folder counts as healthy.
+    probe = log_dir / f".healthz-{os.getpid()}-{secrets.token_hex(4)}.probe"
+    try:
+        append_whole_lines(probe, b"probe\n" * 1024)
+        probe.unlink()
+    except OSError as error:
+        seconds = time.monotonic() - failure[0]
+        return (
+            f"a trajectory record failed {seconds:.0f} s ago ({failure[1]}) and a test write "
+            f"fails too ({error.strerror or type(error).__name__})"
+        )
+    with state.lock:
+        if state.record_failure == failure:
+            state.record_failure = None
+    return None

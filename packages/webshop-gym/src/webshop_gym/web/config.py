@@ -11,12 +11,11 @@ from typing import Any
 from webshop_gym.envs import GOAL_SOURCES, REWARD_VARIANTS, SPLITS, WebShopEnv
 from webshop_gym.web.sessions import INSTANCE_PATTERN
 
-__all__ = ["AUDIENCES", "LOOPBACK_HOSTS", "PRODUCT_IMAGES", "ServerConfig", "is_loopback"]
+__all__ = ["LOOPBACK_HOSTS", "PRODUCT_IMAGES", "ServerConfig", "is_loopback"]
 
 # Names under which a server on a loopback address is reached (Host header, port aside).
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
 PRODUCT_IMAGES = ("generated", "catalog")
-AUDIENCES = ("research", "crowd")  # ServerConfig.audience
 
 
 def is_loopback(host: str) -> bool:
@@ -66,9 +65,15 @@ class ServerConfig:
         product_images: ``"generated"``: a picture drawn by the shop for each product
             (works offline); ``"catalog"``: the catalogue's image addresses, as the
             original showed them.
-        audience: Who the pages are for: ``"research"`` shows which goal of which split
-            a page is ("Goal 3 of 100 (test split)"); ``"crowd"`` (crowd workers) shows
-            no goal numbers or split names.
+        costly_actions_per_minute: How often one client (address) may do what costs the
+            server more than a page: start a visitor session, or act on a page that is
+            not its session's newest (Back, a second tab), which restores the env there
+            and records a branch. A burst of this many, then this many a minute; more get
+            429 with ``Retry-After``. None: no limit (behind a reverse proxy every visitor
+            has the proxy's address).
+        max_pages_per_visit: Pages one visitor session may make (every action makes one,
+            and acting on earlier pages makes new ones too); then the visitor is asked to
+            start a new session. Bounds a session's memory.
     """
 
     catalog: str = "mini"
@@ -87,7 +92,8 @@ class ServerConfig:
     instance: str | None = None
     allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
     product_images: str = "generated"
-    audience: str = "research"
+    costly_actions_per_minute: int | None = 120
+    max_pages_per_visit: int = 300
 
     def __post_init__(self) -> None:
         for name, value, choices in (
@@ -101,12 +107,14 @@ class ServerConfig:
             raise ValueError("max_sessions >= 1, idle_timeout > 0 and max_request_bytes >= 1024 are needed")
         if self.max_sessions_per_client is not None and self.max_sessions_per_client < 1:
             raise ValueError("max_sessions_per_client must be None or at least 1")
+        if self.costly_actions_per_minute is not None and self.costly_actions_per_minute < 1:
+            raise ValueError("costly_actions_per_minute must be None or at least 1")
+        if self.max_pages_per_visit < 2:
+            raise ValueError("max_pages_per_visit must be at least 2 (the search page and one more)")
         if self.product_images not in PRODUCT_IMAGES:
             raise ValueError(
                 f"product_images={self.product_images!r} is not one of {', '.join(map(repr, PRODUCT_IMAGES))}"
             )
-        if self.audience not in AUDIENCES:
-            raise ValueError(f"audience={self.audience!r} is not one of {', '.join(map(repr, AUDIENCES))}")
         if isinstance(self.allowed_hosts, str) or not all(
             isinstance(h, str) and h for h in self.allowed_hosts
         ):

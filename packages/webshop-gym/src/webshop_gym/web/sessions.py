@@ -16,6 +16,11 @@ refused (`SessionLimitError`, served as 503 with ``Retry-After``: when the first
 can go). Each session may name its owner (the client's address); with ``max_per_owner``
 set, an owner at its limit makes room from its own least recently used session, so one
 client cannot fill the store. Sessions live in this process's memory.
+
+A session whose trajectory record cannot be written (a full disk) does not move: `Session.reset`
+and `Session.step` put the env back where it was and raise `RecordingError`, so what a
+visitor or client was shown and what the log holds never part. `RateLimiter` bounds how
+often one client may do what costs the server more than a page.
 """
 
 from __future__ import annotations
@@ -34,7 +39,7 @@ from typing import Any
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.trajectories import TrajectoryRecorder
 
-__all__ = ["Session", "SessionLimitError", "SessionStore", "new_session_id"]
+__all__ = ["RateLimiter", "RecordingError", "Session", "SessionLimitError", "SessionStore", "new_session_id"]
 
 # An optional instance name and a dot, then token_urlsafe(32): 43 characters of [A-Za-z0-9_-].
 INSTANCE_PATTERN = re.compile(r"[A-Za-z0-9]{1,16}")
@@ -55,6 +60,18 @@ class SessionLimitError(RuntimeError):
         self.retry_after = retry_after
 
 
+class RecordingError(RuntimeError):
+    """A session's record could not be written; the env was put back as it was before.
+
+    ``reason`` is the system's words (``"No space left on device"``), without paths.
+    """
+
+    def __init__(self, error: OSError) -> None:
+        self.reason = error.strerror or type(error).__name__
+        self.errno = error.errno
+        super().__init__(f"the trajectory record could not be written: {self.reason}")
+
+
 @dataclass(eq=False)
 class Session:
     """One env and what goes with it: its lock, its recorder, its last answer.
@@ -63,6 +80,10 @@ class Session:
     never plays leaves no file behind. ``used`` is set by the first reset (or by whoever
     adds a session for someone who already acted); the store drops unused sessions first.
     ``visit`` holds what the web shop keeps of a visitor's pages (`webshop_gym.web.visits`).
+
+    When a record cannot be written, `reset` and `step` restore the env to where it was
+    (`WebShopEnv.restore_episode`) and raise `RecordingError`: the session is as if the
+    call never came.
     """
 
     id: str
@@ -79,22 +100,60 @@ class Session:
     visit: Any = None
 
     def reset(self, seed: int | None, options: dict[str, Any] | None) -> tuple[str, dict[str, Any]]:
-        """Resets the env (recording the episode start). Hold ``lock``."""
+        """Resets the env (recording the episode start). Hold ``lock``.
+
+        Raises:
+            RecordingError: The record failed; the env is back where it was.
+        """
+        before = self._snapshot() if self.recorder is not None or self.make_recorder is not None else None
         observation, info = self.env.reset(seed=seed, options=options)
         if self.recorder is None and self.make_recorder is not None:
             self.recorder = self.make_recorder()
         if self.recorder is not None:
-            self.recorder.record_reset(self.env, seed, observation, info)
+            try:
+                self.recorder.record_reset(self.env, seed, observation, info)
+            except OSError as error:
+                self._restore(before)
+                raise RecordingError(error) from error
         self.observation, self.info, self.started, self.used = observation, info, True, True
         return observation, info
 
-    def step(self, action: Any) -> tuple[str, float, bool, bool, dict[str, Any]]:
-        """Steps the env (recording the step). Hold ``lock``; call `reset` first."""
+    def step(
+        self, action: Any, branch_of: tuple[int, int] | None = None
+    ) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        """Steps the env (recording the step). Hold ``lock``; call `reset` first.
+
+        Args:
+            action: The action.
+            branch_of: ``(e, t)`` when the env was restored to step t of recorded episode e
+                (an earlier page): the step is recorded as a branch of that episode
+                (`TrajectoryRecorder.record_step`).
+
+        Raises:
+            RecordingError: The record failed; the env is back where it was.
+        """
+        before = self._snapshot() if self.recorder is not None else None
         observation, reward, terminated, truncated, info = self.env.step(action)
         if self.recorder is not None:
-            self.recorder.record_step(action, observation, reward, terminated, truncated, info)
+            try:
+                self.recorder.record_step(
+                    action, observation, reward, terminated, truncated, info, branch_of=branch_of
+                )
+            except OSError as error:
+                self._restore(before)
+                raise RecordingError(error) from error
         self.observation, self.info = observation, info
         return observation, reward, terminated, truncated, info
+
+    def _snapshot(self) -> dict[str, Any] | None:
+        try:
+            return self.env.episode_snapshot()
+        except ValueError:  # an episode on a goal of the caller's own (no index) has none
+            return None
+
+    def _restore(self, snapshot: dict[str, Any] | None) -> None:
+        if snapshot is not None:
+            self.env.restore_episode(snapshot)
 
     def close(self) -> None:
         if self.recorder is not None:
@@ -103,6 +162,52 @@ class Session:
                 if self.recorder.path.stat().st_size == 0:
                     self.recorder.path.unlink()
         self.env.close()
+
+
+class RateLimiter:
+    """Per-client token buckets: each client may do ``per_minute`` costly things a minute.
+
+    A client's bucket holds up to ``per_minute`` tokens (a burst) and refills at
+    ``per_minute / 60`` a second; each costly request takes one. At most ``max_clients``
+    buckets are kept (the least recently used go first: a full bucket loses nothing).
+
+    Example:
+        >>> now = [0.0]
+        >>> limiter = RateLimiter(per_minute=2, clock=lambda: now[0])
+        >>> [limiter.take("a") for _ in range(3)], limiter.take("b")
+        ([0.0, 0.0, 30.0], 0.0)
+        >>> now[0] = 30.0
+        >>> limiter.take("a")
+        0.0
+    """
+
+    def __init__(
+        self, per_minute: int, clock: Callable[[], float] = time.monotonic, max_clients: int = 100_000
+    ) -> None:
+        if per_minute < 1:
+            raise ValueError(f"per_minute must be at least 1, got {per_minute}")
+        self.per_minute = per_minute
+        self._rate = per_minute / 60.0
+        self._clock = clock
+        self._max_clients = max_clients
+        self._buckets: OrderedDict[str, tuple[float, float]] = OrderedDict()  # client -> (tokens, when)
+        self._lock = threading.Lock()
+
+    def take(self, client: str) -> float:
+        """Takes a token for ``client``: 0.0 if it had one, else the seconds until it has."""
+        with self._lock:
+            now = self._clock()
+            tokens, when = self._buckets.pop(client, (float(self.per_minute), now))
+            tokens = min(float(self.per_minute), tokens + (now - when) * self._rate)
+            if tokens >= 1.0:
+                tokens -= 1.0
+                wait = 0.0
+            else:
+                wait = (1.0 - tokens) / self._rate
+            self._buckets[client] = (tokens, now)
+            while len(self._buckets) > self._max_clients:
+                self._buckets.popitem(last=False)
+            return wait
 
 
 class SessionStore:
