@@ -54,6 +54,7 @@ import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import urlencode
 
 from flask import Blueprint, Flask, Response, jsonify, redirect, request
 from werkzeug.exceptions import HTTPException
@@ -64,7 +65,7 @@ from webshop_gym.trajectories import append_whole_lines
 from webshop_gym.web.api import api
 from webshop_gym.web.config import ServerConfig
 from webshop_gym.web.context import WebShopServer, error_response, server_of
-from webshop_gym.web.pages import landing_page, product_svg, visit_page
+from webshop_gym.web.pages import landing_page, product_svg, trail_to, visit_page
 from webshop_gym.web.sessions import RateLimiter, RecordingError, Session, SessionLimitError, SessionStore
 from webshop_gym.web.visits import Visit, VisitFull, VisitOver
 
@@ -320,7 +321,15 @@ def start() -> Any:
     goal_index = _goal_index(goal_text, server.goal_count, server.config.split)
     if isinstance(goal_index, Response):
         return goal_index
-    return _page(landing_page(server.prototype, goal_index, server.config.product_images))
+    return _page(
+        landing_page(
+            server.prototype,
+            goal_index,
+            server.config.product_images,
+            audience=server.config.audience,
+            notice=request.args.get("notice", ""),
+        )
+    )
 
 
 @site.post("/")
@@ -400,7 +409,15 @@ def page(session_id: str, number: int) -> Response:
     with session.lock:
         if number >= len(visit.pages):
             return error_response(404, "Not Found", "This session has no such page (yet).")
-        html = visit_page(session.env, visit.goal_index, visit.pages[number], server.config.product_images)
+        html = visit_page(
+            session.env,
+            visit.goal_index,
+            visit.pages[number],
+            server.config.product_images,
+            trail=trail_to(visit.pages, number),  # the last action's control gets focus back
+            audience=server.config.audience,
+            notice=request.args.get("notice", ""),
+        )
     return _page(html)
 
 
@@ -491,6 +508,12 @@ def _form_action() -> str | Response:
         if len(query) > MAX_FORM_FIELD_CHARS:
             return error_response(
                 400, "Bad Request", f"The search query is longer than {MAX_FORM_FIELD_CHARS} characters."
+            )
+        if not query.strip():
+            # A person's search of only spaces costs no action: back to the same page, which
+            # says why (agents, through the env or /api/v1, get the env's answer as ever).
+            return redirect(
+                f"{request.path}?{urlencode({**request.args, 'notice': 'empty-search'})}", code=303
             )
         return search_action(query)
     if "action" in form:

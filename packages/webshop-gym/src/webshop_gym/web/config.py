@@ -11,11 +11,12 @@ from typing import Any
 from webshop_gym.envs import GOAL_SOURCES, REWARD_VARIANTS, SPLITS, WebShopEnv
 from webshop_gym.web.sessions import INSTANCE_PATTERN
 
-__all__ = ["LOOPBACK_HOSTS", "PRODUCT_IMAGES", "ServerConfig", "is_loopback"]
+__all__ = ["AUDIENCES", "LOOPBACK_HOSTS", "PRODUCT_IMAGES", "ServerConfig", "is_loopback"]
 
 # Names under which a server on a loopback address is reached (Host header, port aside).
 LOOPBACK_HOSTS = ("localhost", "127.0.0.1", "::1", "[::1]")
 PRODUCT_IMAGES = ("generated", "catalog")
+AUDIENCES = ("research", "crowd")  # ServerConfig.audience
 
 
 def is_loopback(host: str) -> bool:
@@ -65,6 +66,9 @@ class ServerConfig:
         product_images: ``"generated"``: a picture drawn by the shop for each product
             (works offline); ``"catalog"``: the catalogue's image addresses, as the
             original showed them.
+        audience: Who the pages are for: ``"research"`` shows which goal of which split
+            a page is ("Goal 3 of 100 (test split)"); ``"crowd"`` (crowd workers) shows
+            no goal numbers or split names.
         costly_actions_per_minute: How often one client (address) may do what costs the
             server more than a page: start a visitor session, or act on a page that is
             not its session's newest (Back, a second tab), which restores the env there
@@ -92,6 +96,7 @@ class ServerConfig:
     instance: str | None = None
     allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS
     product_images: str = "generated"
+    audience: str = "research"
     costly_actions_per_minute: int | None = 120
     max_pages_per_visit: int = 300
 
@@ -115,6 +120,8 @@ class ServerConfig:
             raise ValueError(
                 f"product_images={self.product_images!r} is not one of {', '.join(map(repr, PRODUCT_IMAGES))}"
             )
+        if self.audience not in AUDIENCES:
+            raise ValueError(f"audience={self.audience!r} is not one of {', '.join(map(repr, AUDIENCES))}")
         if isinstance(self.allowed_hosts, str) or not all(
             isinstance(h, str) and h for h in self.allowed_hosts
         ):
