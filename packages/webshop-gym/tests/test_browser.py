@@ -237,7 +237,8 @@ def test_back_shows_the_page_before_and_acting_there_goes_on_from_it(browser, se
     assert page.url == results_url and tab.kind() == "results-page"
     assert page.locator(".current-query q").inner_text() == "jeans"
     do(tab, f"click[{second}]")  # from the earlier page: goes on from there
-    assert tab.kind() == "item-page" and re.search(PAGE_ADDRESS, page.url).group(1) == "2"
+    # A new page (3): page 2 still shows the first product (issue 43.1).
+    assert tab.kind() == "item-page" and re.search(PAGE_ADDRESS, page.url).group(1) == "3"
     state = server.app.extensions["webshop_gym"].visitors.get(re.search(r"/s/([^/]+)/", page.url).group(1))
     assert state.env.state.asin == second
     tab.assert_clean()
@@ -305,3 +306,42 @@ def test_markup_in_product_text_stays_text_in_the_browser(browser, tmp_path: Pat
         tab.assert_clean()
         tab.close()
     print(f"browser screenshots: {SCREENSHOTS}")
+
+
+def test_two_tabs_each_buy_the_product_they_show(browser, server) -> None:
+    """Issue 43.1: tab 2 opening product B from the same results page; Buy Now in tab 1 buys A."""
+    tab = Tab(browser, server.url)
+    page = tab.page
+    page.goto(f"{server.url}/?goal=2")
+    do(tab, "search[jeans]")
+    results_url = page.url
+    first, second = page.locator(".product-card .product-asin").all_inner_texts()[:2]
+    do(tab, f"click[{first}]")  # tab 1 shows product A
+    item_url, item_title = page.url, page.locator(".item-title").inner_text()
+    other = Tab(browser, server.url)  # tab 2, from the same results page: product B
+    other.page.goto(results_url)
+    do(other, f"click[{second}]")
+    assert other.kind() == "item-page" and other.page.url != item_url
+    page.reload()  # tab 1 still shows A
+    assert page.url == item_url and page.locator(".item-title").inner_text() == item_title
+    do(tab, "click[buy now]")  # Buy Now in tab 1
+    assert tab.kind() == "done-page"
+    session_id = re.search(r"/s/([^/]+)/", page.url).group(1)
+    session = server.app.extensions["webshop_gym"].visitors.get(session_id)
+    number = int(re.search(PAGE_ADDRESS, page.url).group(1))
+    assert session.visit.pages[number].purchase["purchased_asin"].lower() == first.lower()
+    # The recorded demonstration is what the person saw in tab 1, and it replays.
+    episodes = read_trajectories(session.recorder.path).episodes
+    assert [a.lower() for a in episodes[-1].actions] == [
+        "search[jeans]",
+        f"click[{first.lower()}]",
+        "click[buy now]",
+    ]
+    assert replay(episodes[-1]).matches
+    # Tab 2's Buy Now, on a finished visit, says so (409), with a link to what was bought.
+    response = other.page.request.post(other.page.url, form={"action": "click[buy now]"})
+    assert response.status == 409 and "already bought" in response.text()
+    tab.assert_clean()
+    other.assert_clean()
+    tab.close()
+    other.close()
