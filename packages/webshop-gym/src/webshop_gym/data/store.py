@@ -382,6 +382,7 @@ class StoredCatalog(BaseCatalog):
     """
 
     _cache_size = 4096
+    _cache_bytes = 64 << 20  # ~18 MB for 4,096 typical products; less when some are outsized
 
     def __init__(self, directory: Path) -> None:
         self.directory = directory
@@ -408,7 +409,9 @@ class StoredCatalog(BaseCatalog):
         self._sorted_asins = self._array("asin_sorted.npy")
         self._sorted_rows = self._array("asin_rows.npy")
         self._prices = self._array("prices.npy")
-        self._cache: LRUCache[int, tuple[Product, SyntheticInstruction | None]] = LRUCache(self._cache_size)
+        self._cache: LRUCache[int, tuple[Product, SyntheticInstruction | None]] = LRUCache(
+            self._cache_size, self._cache_bytes
+        )
         self._goals: dict[str, StoredGoals] = {}
         self.synthetic_instructions: Mapping[str, SyntheticInstruction] = _SyntheticInstructions(self)
 
@@ -437,6 +440,10 @@ class StoredCatalog(BaseCatalog):
             return int(self._sorted_rows[i])
         return None
 
+    def asin_column(self) -> np.ndarray:
+        """The asin of every row, as fixed-width UTF-8 bytes (memory-mapped)."""
+        return self._asins
+
     def asin_at(self, row: int) -> str:
         """The asin of a row."""
         return bytes(self._asins[row]).decode("utf-8")
@@ -450,11 +457,11 @@ class StoredCatalog(BaseCatalog):
         except OSError as error:
             raise self._damaged(row, str(error)) from None
 
-    def _decode(self, row: int) -> tuple[Product, SyntheticInstruction | None]:
+    def _decode(self, row: int) -> tuple[tuple[Product, SyntheticInstruction | None], int]:
+        """A row's entry and its record's size."""
+        record = self._record(row)
         try:
-            return decode_product(self._record(row))
-        except StoreError:
-            raise
+            return decode_product(record), len(record)
         except Exception as error:  # whatever a damaged pickle raises: name the store instead
             raise self._damaged(row, f"{type(error).__name__}: {error}") from None
 
@@ -473,8 +480,9 @@ class StoredCatalog(BaseCatalog):
         """The product of a row and its templated instruction (None if it has none)."""
         hit = self._cache.get(row)
         if hit is None:
-            hit = self._decode(row)
-            self._cache.put(row, hit)
+            hit, size = self._decode(row)
+            # Decoded, a record takes about 2.4 times its pickled size (measured on the 1k set).
+            self._cache.put(row, hit, 100 + 5 * size // 2)
         return hit
 
     def product_at(self, row: int) -> Product:
@@ -497,7 +505,7 @@ class StoredCatalog(BaseCatalog):
     def __iter__(self) -> Iterator[Product]:
         # Not through the cache: a full pass would only evict what the envs are using.
         for row in range(self._n):
-            yield self._decode(row)[0]
+            yield self._decode(row)[0][0]
 
     def price_at(self, row: int) -> float:
         """The seeded price of a row."""

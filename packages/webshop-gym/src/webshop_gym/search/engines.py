@@ -29,6 +29,9 @@ BM25 defaults k1 = 0.9, b = 0.4.
 
 from __future__ import annotations
 
+import functools
+import threading
+import weakref
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
@@ -105,12 +108,14 @@ class BM25Engine(CachedSearch):
         except ValueError as error:  # an index of an older format
             raise StoreError(str(error)) from None
         if len(index) != len(catalog):
-            raise ValueError(
+            raise StoreError(
                 f"the index in {catalog.index_directory} covers {len(index)} documents but the store "
                 f"has {len(catalog)} products; run `webshop-gym data prepare --force`"
             )
         engine = cls.__new__(cls)
-        engine._setup(index, catalog.asin_at)
+        # The asin column itself, not the catalogue: the engine must not keep its catalogue
+        # alive (`build_engine` drops an engine when its catalogue goes).
+        engine._setup(index, functools.partial(_decode_asin, catalog.asin_column()))
         return engine
 
     def scored_search(self, query: str, k: int = 50) -> list[tuple[str, float]]:
@@ -124,6 +129,10 @@ class BM25Engine(CachedSearch):
     def _rank(self, terms: list[str], k: int) -> list[str]:
         rows, _ = self.index.top_k(self.index.query(terms), k)
         return [self._asin_at(int(row)) for row in rows]
+
+
+def _decode_asin(asins: np.ndarray, row: int) -> str:
+    return bytes(asins[row]).decode("utf-8")
 
 
 class BM25sEngine(CachedSearch):
@@ -179,8 +188,12 @@ def _lucene_engine(asins: Sequence[str], documents: Sequence[str]) -> SearchEngi
 
 
 _ENGINES = {"bm25": BM25Engine, "bm25s": BM25sEngine, "rank_bm25": RankBM25Engine, "lucene": _lucene_engine}
-# Keyed by the catalogue's id; the catalogue is kept in the value so that the id stays its own.
-_built: dict[tuple[int, str], tuple[BaseCatalog, SearchEngine]] = {}
+# The engines of each live catalogue by name, keyed by the catalogue's id. An entry goes
+# when its catalogue is collected (`weakref.finalize` runs before the id can be reused), and
+# no engine refers to its catalogue, so a dropped catalogue takes its engines, their caches
+# and their memory-mapped files with it.
+_built: dict[int, dict[str, SearchEngine]] = {}
+_built_lock = threading.Lock()  # envs made from thread pools share one engine
 
 
 def build_engine(catalog: BaseCatalog, name: str = DEFAULT_ENGINE) -> SearchEngine:
@@ -195,14 +208,19 @@ def build_engine(catalog: BaseCatalog, name: str = DEFAULT_ENGINE) -> SearchEngi
 
     if name not in _ENGINES:
         raise ValueError(f"unknown search engine {name!r}; choose one of {', '.join(ENGINE_NAMES)}")
-    key = (id(catalog), name)
-    if key not in _built:
-        engine_class = _ENGINES[name]
-        from_store = getattr(engine_class, "from_store", None)
-        if isinstance(catalog, StoredCatalog) and from_store is not None:
-            engine = from_store(catalog)
-        else:
-            products = list(catalog)
-            engine = engine_class([p.asin for p in products], [search_document(p) for p in products])
-        _built[key] = (catalog, engine)
-    return _built[key][1]
+    with _built_lock:
+        engines = _built.get(id(catalog))
+        if engines is None:
+            engines = _built[id(catalog)] = {}
+            weakref.finalize(catalog, _built.pop, id(catalog), None)
+        if name not in engines:
+            engine_class = _ENGINES[name]
+            from_store = getattr(engine_class, "from_store", None)
+            if isinstance(catalog, StoredCatalog) and from_store is not None:
+                engines[name] = from_store(catalog)
+            else:
+                products = list(catalog)
+                engines[name] = engine_class(
+                    [p.asin for p in products], [search_document(p) for p in products]
+                )
+        return engines[name]
