@@ -9,6 +9,7 @@ import sys
 import time
 import urllib.parse
 import urllib.request
+import warnings
 from pathlib import Path
 
 import pytest
@@ -172,3 +173,28 @@ def test_default_allowed_hosts_follow_the_listening_address() -> None:
     assert default_allowed_hosts("127.0.0.1") == LOOPBACK_HOSTS == default_allowed_hosts("::1")
     assert default_allowed_hosts("192.0.2.5") == (*LOOPBACK_HOSTS, "192.0.2.5")
     assert socket.gethostname() in default_allowed_hosts("0.0.0.0")
+
+
+def test_replay_command_replays_branches_and_skips_a_torn_tail(tmp_path: Path, capsys) -> None:
+    """Issues 40.3 and 40.4: a branch replays whole; a torn last line is skipped, said once."""
+    path = tmp_path / "web.jsonl"
+    env = WebShopEnv(split="test", observation_mode="html")
+    recorder = TrajectoryRecorder(path, source="web")
+    recorder.reset(env, seed=1, goal_index=1)
+    recorder.step(env, "search[shoes]")
+    after_search = env.episode_snapshot()
+    recorder.step(env, "click[next >]")
+    env.restore_episode(after_search)
+    observation, reward, terminated, truncated, info = env.step("click[back to search]")
+    recorder.record_step(
+        "click[back to search]", observation, reward, terminated, truncated, info, branch_of=(0, 1)
+    )
+    recorder.close()
+    path.write_bytes(path.read_bytes() + b'{"type": "step", "t": 3, "act')  # a crash while writing
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # the command says it in its own words, not as a warning
+        assert main(["replay", str(path)]) == 0
+    printed = capsys.readouterr().out
+    assert "skipped a torn last line" in printed
+    assert "episode 2 (episode 1 to step 1, then its own): goal 1, 2 steps" in printed
+    assert "2 episodes replayed, 0 failed" in printed

@@ -195,3 +195,15 @@ def test_health_reports_a_failing_log_folder(tmp_path: Path, monkeypatch, proble
     assert health.status_code == 503 and expected in health.get_json()["reason"]
     assert client.get("/healthz").get_json()["visitor_sessions"] == 0
     assert create_app(ServerConfig(catalog="mini")).test_client().get("/healthz").status_code == 200
+
+
+def test_the_replay_cost_benchmark_runs_and_a_branch_writes_one_step(capsys) -> None:
+    """A light run of benchmarks/web_replay_cost.py (its own server process on 127.0.0.1)."""
+    from benchmarks.web_replay_cost import main
+
+    arguments = ["--depth", "8", "--requests", "3", "--branchers", "2", "--others", "1", "--seconds", "1"]
+    assert main(arguments) == 0
+    printed = capsys.readouterr().out
+    row = next(line for line in printed.splitlines() if line.endswith("| 303: 3 |"))
+    assert int(row.split("|")[1].strip().replace(",", "")) < 20_000  # bytes: one step, not eight
+    assert "| alone |" in printed and "| 2 branching clients |" in printed
