@@ -34,8 +34,10 @@ def _rss_mb() -> float:
 
 
 def cycle_stores(store: Path, copies: int = 10, rounds: int = 3) -> list[int]:
-    """Open descriptors after each round of opening ``copies`` stores and their engines."""
+    """Open descriptors after each round of opening ``copies`` stores and their engines, and
+    once the store cache (8 stores) lets go of them."""
     from webshop_gym.data.catalog import load_catalog
+    from webshop_gym.data.store import _open_cached as open_store
     from webshop_gym.search.engines import build_engine
 
     counts = []
@@ -50,6 +52,9 @@ def cycle_stores(store: Path, copies: int = 10, rounds: int = 3) -> list[int]:
                 del catalog
             gc.collect()
             counts.append(_open_fds())
+        open_store.cache_clear()  # the last stores opened: nothing else holds them now
+        gc.collect()
+        counts.append(_open_fds())
     return counts
 
 
@@ -78,7 +83,10 @@ def main() -> None:
     args = parser.parse_args()
     start = _open_fds()
     counts = cycle_stores(args.store)
-    print(f"open descriptors: {start} at start, after each round of 10 stores: {counts}")
+    *rounds, cleared = counts
+    print(
+        f"open descriptors: {start} at start, {rounds} after each round of 10 stores, {cleared} once dropped"
+    )
     growth = search_growth(args.store, args.queries)
     print(f"RSS growth after {args.queries:,} distinct 60 KB searches: {growth:.0f} MB")
 

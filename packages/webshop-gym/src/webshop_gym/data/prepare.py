@@ -342,7 +342,7 @@ def _check_destination(out: Path, inputs: PrepareInputs) -> None:
     foreign = [
         str(path.relative_to(out))
         for path in sorted(out.rglob("*"))
-        if not path.is_dir() and str(path.relative_to(out).as_posix()) not in known
+        if (path.is_symlink() or not path.is_dir()) and path.relative_to(out).as_posix() not in known
     ]
     if foreign:
         shown = ", ".join(foreign[:5]) + (f" and {len(foreign) - 5} more" if len(foreign) > 5 else "")
