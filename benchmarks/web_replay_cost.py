@@ -40,6 +40,7 @@ import time
 import urllib.parse
 from collections import Counter
 from pathlib import Path
+from typing import Any
 
 if __package__ in (None, ""):  # run as a script: make `benchmarks` importable
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
@@ -55,7 +56,7 @@ class Visitor:
     def __init__(self, url: str, address: str) -> None:
         parsed = urllib.parse.urlsplit(url)
         self.connection = http.client.HTTPConnection(
-            parsed.hostname, parsed.port, timeout=120, source_address=(address, 0)
+            parsed.hostname or "127.0.0.1", parsed.port, timeout=120, source_address=(address, 0)
         )
         self.page = ""
 
@@ -107,10 +108,13 @@ def folder_bytes(folder: Path) -> int:
     return sum(path.stat().st_size for path in folder.glob("*.jsonl"))
 
 
-def one_branching_request(url: str, pid: int, log_dir: Path, depth: int, requests: int) -> dict[str, float]:
+def one_branching_request(url: str, pid: int, log_dir: Path, depth: int, requests: int) -> dict[str, Any]:
     visitor = Visitor(url, "127.0.0.2")
     earlier = visitor.walk(goal=0, depth=depth)
-    written, cpu, latency, statuses = [], [], [], Counter()
+    written: list[int] = []
+    cpu: list[float] = []
+    latency: list[float] = []
+    statuses: Counter[int] = Counter()
     for _ in range(requests):
         size, used, began = folder_bytes(log_dir), cpu_seconds(pid), time.perf_counter()
         status, _ = visitor.post(earlier, {"action": FORWARD})
@@ -123,7 +127,7 @@ def one_branching_request(url: str, pid: int, log_dir: Path, depth: int, request
         "bytes": statistics.mean(written),
         "cpu_ms": 1000 * statistics.mean(cpu),
         "latency_ms": 1000 * statistics.median(latency),
-        "statuses": dict(statuses),  # type: ignore[dict-item]
+        "statuses": dict(statuses),
     }
 
 
@@ -241,7 +245,7 @@ def main(argv: list[str] | None = None) -> int:
     print("|---:|---:|---:|---|")
     print(
         f"| {one['bytes']:,.0f} | {one['cpu_ms']:.1f} ms | {one['latency_ms']:.1f} ms | "
-        f"{', '.join(f'{k}: {v}' for k, v in sorted(one['statuses'].items()))} |"  # type: ignore[attr-defined]
+        f"{', '.join(f'{k}: {v}' for k, v in sorted(one['statuses'].items()))} |"
     )
     print(
         f"\n## {args.others} visitors' steps: alone, under {args.branchers} clients loading pages, "
