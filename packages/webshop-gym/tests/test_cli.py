@@ -73,6 +73,19 @@ def test_generate(tmp_path: Path, capsys) -> None:
     assert "webshop-gym data prepare --from" in capsys.readouterr().out
 
 
+def test_generate_does_not_overwrite_files_it_finds(tmp_path: Path, capsys) -> None:
+    """Issue 40: generating into the raw folder must not replace the real catalogue."""
+    (tmp_path / "items_shuffle.json").write_text("[the real data]")
+    assert main(["data", "generate", "--products", "5", "--out", str(tmp_path), "--quiet"]) == 1
+    error = capsys.readouterr().err
+    assert "items_shuffle.json" in error and "--force" in error
+    assert (tmp_path / "items_shuffle.json").read_text() == "[the real data]"
+    assert not (tmp_path / "items_ins_v2.json").exists()
+    assert main(["data", "generate", "--products", "5", "--out", str(tmp_path), "--quiet", "--force"]) == 0
+    assert (tmp_path / "items_shuffle.json").read_text().startswith("[")
+    assert (tmp_path / "items_shuffle.json").read_text() != "[the real data]"
+
+
 def test_bad_input_is_one_line_not_a_traceback(tmp_path: Path, capsys) -> None:
     source = tmp_path / "set"
     source.mkdir()

@@ -313,13 +313,28 @@ def add_generate_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
     )
     parser.add_argument("--out", type=Path, required=True, help="output folder")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help="overwrite catalogue files already in --out (e.g. an earlier run's)",
+    )
     parser.add_argument("--quiet", action="store_true", help="no progress bar")
     return parser
+
+
+_GENERATED = ("items_shuffle.json", "items_ins_v2.json", "items_human_ins.json")
 
 
 def run_generate(args: argparse.Namespace) -> int:
     from webshop_gym.data.synthetic import write_catalog
 
+    # The names are the official full set's: a raw folder would lose the real data to them.
+    found = [name for name in _GENERATED if (args.out / name).exists()]
+    if found and not args.force:
+        raise ValueError(
+            f"{args.out} already holds {', '.join(found)}; generating would overwrite them. Pass a new "
+            "--out, or --force if they are an earlier generate's"
+        )
     write_catalog(args.out, args.products, seed=args.seed, progress=not args.quiet)
     print(
         f"ok: {args.products:,} products in {args.out}; "
