@@ -121,8 +121,39 @@ def test_the_warning_shows_on_the_page_when_three_actions_are_left(client) -> No
             break
     text = soup.select_one("#actions-warning").get_text()
     assert text.startswith("2 actions left. Only Buy Now finishes the task")
+    assert soup.select_one("#actions-warning a") is None  # buying still fits: no restart link
     page, soup = post(client, page, action="click[features]")  # 1 left, on a tab: too late to buy
-    assert soup.select_one("#actions-warning").get_text().startswith("Only 1 action left: too few to buy")
+    warning = soup.select_one("#actions-warning")
+    assert warning.get_text().startswith("Only 1 action left: too few to buy")
+    assert warning.select_one("a#restart")["href"] == "/?goal=0"  # the way on: this goal again
+
+
+def test_focus_stays_on_the_control_just_used() -> None:
+    client = create_app(ServerConfig(catalog="mini", split="test")).test_client()
+
+    def focused(soup: BeautifulSoup) -> str:
+        [element] = soup.select("[autofocus]")
+        return element.get("value") or element.get("id")
+
+    page, soup = post(client, "/?goal=0", search_query="shoes")
+    first = soup.select("button.product-card")[0]["value"]
+    assert focused(soup) == first  # after a search: the first result
+    page, soup = post(client, page, action="click[next >]")
+    assert soup.select_one("#pager-top button[value='click[next >]']") is not None
+    assert focused(soup) == "click[next >]"  # paging on
+    page, soup = post(client, page, action="click[< prev]")
+    assert focused(soup) == "click[next >]"  # page 1 has no < Prev: the way back to page 2
+    page, soup = post(client, page, action=first)
+    options = [b["value"] for b in soup.select("button.option")]
+    assert focused(soup) == options[0]  # a product just opened: its first option
+    page, soup = post(client, page, action=options[-1])
+    assert focused(soup) == options[-1]  # an option just chosen keeps the focus
+    page, soup = post(client, page, action="click[features]")
+    assert focused(soup) == "click[< prev]"
+    page, soup = post(client, page, action="click[< prev]")
+    assert focused(soup) == "click[features]"  # back from a tab: the tab
+    page, soup = post(client, page, action="click[< prev]")
+    assert focused(soup) == first  # back from the product: the product
 
 
 def test_done_page_rows_explain_each_check() -> None:

@@ -113,6 +113,8 @@ class SiteView:
         goal_label: Which goal this is, e.g. "Goal 12 of 100 (test split)".
         new_session_url: Where a new session starts.
         same_goal_url: Where this goal starts again ("" when not offered).
+        restart_url: Where this goal starts again, linked from the warning when too few
+            actions are left to buy ("" for no link).
         focus: The action of the control that gets keyboard focus when the page opens
             (the control just used, or the way on); "" for none.
         score: The done page's score as a person reads it (rounded).
@@ -129,6 +131,7 @@ class SiteView:
     goal_label: str = ""
     new_session_url: str = "/"
     same_goal_url: str = ""
+    restart_url: str = ""
     focus: str = ""
     score: str = ""
     score_band: str = ""

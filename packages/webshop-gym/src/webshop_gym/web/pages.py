@@ -196,6 +196,12 @@ _WAY_TO_BUY = {
 WARN_AT = 3  # actions left
 
 
+def _way_to_buy(state: PageState) -> tuple[int, str]:
+    if state.page is Page.RESULTS and not state.page_results:
+        return 4, "Back to Search, search, open a product, then Buy Now"
+    return _WAY_TO_BUY.get(state.page, (0, ""))
+
+
 def actions_warning(state: PageState, steps_left: int) -> str:
     """What still fits when ``steps_left`` <= 3: only Buy Now finishes the task.
 
@@ -205,14 +211,12 @@ def actions_warning(state: PageState, steps_left: int) -> str:
     """
     if steps_left > WARN_AT or state.page not in _WAY_TO_BUY:
         return ""
-    needed, how = _WAY_TO_BUY[state.page]
-    if state.page is Page.RESULTS and not state.page_results:
-        needed, how = 4, "Back to Search, search, open a product, then Buy Now"
+    needed, how = _way_to_buy(state)
     left = f"{steps_left} action{'' if steps_left == 1 else 's'} left"
     if steps_left < needed:
         return (
             f"Only {left}: too few to buy from here ({how} takes {needed}), so this task can no "
-            "longer end with a purchase. You can try the goal again from the start."
+            "longer end with a purchase."
         )
     if state.page is Page.ITEM:
         return f"{left.capitalize()}. Only Buy Now finishes the task: it buys this product as chosen."
@@ -320,7 +324,8 @@ def _attribute_row(product: Product, attribute: str) -> OutcomeRow:
         if attribute in text.lower()
     ]
     if places:
-        return OutcomeRow("Attribute", attribute, "in the product's " + " and ".join(places), "yes")
+        where = places[0] if len(places) == 1 else ", ".join(places[:-1]) + " and " + places[-1]
+        return OutcomeRow("Attribute", attribute, f"in the product's {where}", "yes")
     hidden = dataclasses.replace(product, title="", bullet_points=(), description="")
     if attribute_matches(hidden, [attribute]) == 1:
         return OutcomeRow(
@@ -459,6 +464,8 @@ def visit_page(
         "notice": PEOPLE_NOTICES.get(notice, "") or people_notice(record.action_error),
         "steps_left": record.steps_left,
         "warning": actions_warning(state, record.steps_left),
+        # Too few actions left to buy: the warning links to this goal's start.
+        "restart_url": f"/?goal={goal_index}" if record.steps_left < _way_to_buy(state)[0] else "",
         "goal_label": goal_label(goal_index, env, audience),
         "same_goal_url": f"/?goal={goal_index}",
     }
