@@ -15,7 +15,7 @@ from webshop_gym.envs import WebShopEnv
 from webshop_gym.trajectories import read_trajectories, replay
 from webshop_gym.web import ServerConfig, create_app
 
-from .test_web import PAGE_ADDRESS, act, session_of, start
+from .test_web import PAGE_ADDRESS, act, session_of, start, write_hostile_catalogue
 
 FORWARD, BACK = "click[next >]", "click[< prev]"
 
@@ -207,3 +207,20 @@ def test_the_replay_cost_benchmark_runs_and_a_branch_writes_one_step(capsys) -> 
     row = next(line for line in printed.splitlines() if line.endswith("| 303: 3 |"))
     assert int(row.split("|")[1].strip().replace(",", "")) < 20_000  # bytes: one step, not eight
     assert "| alone |" in printed and "| 2 branching clients |" in printed
+
+
+def test_the_finished_visit_page_shows_product_text_as_text(tmp_path: Path) -> None:
+    """The 409 page names what was bought: escaped, like every page of the shop."""
+    catalogue = write_hostile_catalogue(tmp_path / "hostile")
+    client = create_app(ServerConfig(catalog=str(catalogue), split="all")).test_client()
+    results, html = act(client, "/?goal=0", search_query="zyzzyva")
+    asin = BeautifulSoup(html, "html.parser").select_one("button.product-card")["value"]
+    item, _ = act(client, results, action=asin)
+    act(client, item, action="click[buy now]")
+    response = client.post(results, data={"action": asin})
+    assert response.status_code == 409
+    text = response.get_data(as_text=True)
+    assert (
+        "<script>window.pwned" not in text and "&lt;script&gt;window.pwned=1;alert(1)&lt;/script&gt;" in text
+    )
+    assert BeautifulSoup(text, "html.parser").find("script", src=None) is None
