@@ -31,18 +31,25 @@ DEFAULT_LOG_DIR = "webshop-demonstrations"
 
 
 DEFAULT_THREADS = 8  # webshop_gym.web.server.DEFAULT_THREADS (not imported here: it brings Flask)
+DEFAULT_MAX_CONNECTIONS = 1000  # webshop_gym.web.server.ConnectionLimits' defaults
+DEFAULT_MAX_CONNECTIONS_PER_CLIENT = 100
 ALL_INTERFACES = ("0.0.0.0", "::", "")
 PROTOCOLS = ("web", "openenv")
 # Options of the web shop that an OpenEnv server has no use for (given with it: an error).
 WEB_ONLY_OPTIONS = (
-    "threads",
     "product_images",
     "log_dir",
     "no_log",
     "log_api",
     "access_log",
     "no_access_log",
-    "max_sessions_per_client",
+    "max_envs_per_client",
+    "costly_actions_per_minute",
+    "max_pages_per_visit",
+    "max_connections",
+    "max_connections_per_client",
+    "request_timeout",
+    "keep_alive_timeout",
     "allowed_host",
     "instance",
     "debug",
@@ -89,7 +96,12 @@ def add_serve_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
     parser.add_argument("--catalog", default="mini", help="'mini' (bundled), '1k', 'full' or a folder")
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (0.0.0.0: all interfaces)")
     parser.add_argument("--port", type=int, default=8000, help="port to listen on")
-    parser.add_argument("--threads", type=int, default=DEFAULT_THREADS, help="waitress worker threads")
+    parser.add_argument(
+        "--threads",
+        type=int,
+        default=DEFAULT_THREADS,
+        help="worker threads (web: waitress's; openenv: the pool every session's resets and steps run on)",
+    )
     parser.add_argument(
         "--goals",
         choices=("human", "synthetic"),
@@ -99,7 +111,12 @@ def add_serve_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
     parser.add_argument(
         "--split", choices=("train", "dev", "test", "all"), default="test", help="visitors' goal split"
     )
-    parser.add_argument("--max-steps", type=int, default=100, help="actions per visitor episode")
+    parser.add_argument(
+        "--max-steps",
+        type=_positive_int,
+        default=None,
+        help="actions per episode (default: 100); with --protocol openenv: 15, as for agents",
+    )
     parser.add_argument("--show-attributes", action="store_true", help="item pages get the Attributes tab")
     parser.add_argument(
         "--search-engine", default=_env_default("search_engine"), help="the search engine (see WebShopEnv)"
@@ -123,16 +140,70 @@ def add_serve_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
     )
     parser.add_argument("--no-access-log", action="store_true", help="log no requests")
     parser.add_argument(
-        "--max-sessions", type=int, default=10_000, help="live sessions (and, separately, API envs) at most"
+        "--max-sessions",
+        type=_positive_int,
+        default=None,
+        help="live sessions (and, separately, API envs) at most (default: 10000); with --protocol "
+        "openenv: 64",
     )
     parser.add_argument(
         "--max-sessions-per-client",
-        type=int,
-        default=100,
-        help="live visitor sessions per client address (0: no limit, e.g. behind a reverse proxy)",
+        type=_non_negative_int,
+        default=None,
+        help="live visitor sessions per client address (default: 100); with --protocol openenv: sessions, "
+        "half of --max-sessions; 0: no limit (behind a reverse proxy every client has its address)",
     )
     parser.add_argument(
-        "--idle-timeout", type=float, default=3600.0, help="seconds before an idle session may go"
+        "--max-envs-per-client",
+        type=_non_negative_int,
+        default=None,
+        help="live API envs per client address (default: half of --max-sessions, at least 2 and at most "
+        "100; 0: no limit)",
+    )
+    parser.add_argument(
+        "--costly-actions-per-minute",
+        type=_non_negative_int,
+        default=None,
+        help="session starts and actions on earlier pages (Back, a second tab) per client address a "
+        "minute, in bursts of as many; beyond, 429 (default: 120; 0: no limit, e.g. behind a reverse proxy)",
+    )
+    parser.add_argument(
+        "--max-pages-per-visit",
+        type=_positive_int,
+        default=None,
+        help="pages one visitor session may make, Back and second tabs included (default: 300)",
+    )
+    parser.add_argument(
+        "--idle-timeout",
+        type=_positive_float,
+        default=None,
+        help="seconds before an idle session may go (default: 3600.0); with --protocol openenv: 300, "
+        "then the session and its WebSocket are closed",
+    )
+    parser.add_argument(
+        "--max-connections",
+        type=_positive_int,
+        default=DEFAULT_MAX_CONNECTIONS,
+        help="open connections at most; beyond, the longest idle one makes room",
+    )
+    parser.add_argument(
+        "--max-connections-per-client",
+        type=_non_negative_int,
+        default=DEFAULT_MAX_CONNECTIONS_PER_CLIENT,
+        help="open connections per client address (the longest idle one makes room; 0: no limit, e.g. "
+        "behind a reverse proxy)",
+    )
+    parser.add_argument(
+        "--request-timeout",
+        type=_positive_float,
+        default=15.0,
+        help="seconds a request may take to arrive whole (headers and body); slower ones are cut off",
+    )
+    parser.add_argument(
+        "--keep-alive-timeout",
+        type=_positive_float,
+        default=30.0,
+        help="seconds a connection may wait for its next request",
     )
     parser.add_argument(
         "--allowed-host",
@@ -154,6 +225,27 @@ def add_serve_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
     )
     parser.set_defaults(web_only_defaults={name: parser.get_default(name) for name in WEB_ONLY_OPTIONS})
     return parser
+
+
+def _positive_int(text: str) -> int:
+    value = int(text)
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, got {text}")
+    return value
+
+
+def _non_negative_int(text: str) -> int:
+    value = int(text)
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more, got {text}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    value = float(text)
+    if not 0 < value < float("inf"):  # also refuses nan
+        raise argparse.ArgumentTypeError(f"must be a number of seconds above 0, got {text}")
+    return value
 
 
 def default_allowed_hosts(host: str) -> tuple[str, ...]:
@@ -262,7 +354,7 @@ def run_serve(args: argparse.Namespace) -> int:
     try:
         from webshop_gym.web import ServerConfig, create_app
         from webshop_gym.web.config import is_loopback
-        from webshop_gym.web.server import serve
+        from webshop_gym.web.server import ConnectionLimits, serve
     except ImportError as error:
         print(f"webshop-gym serve: {error}", file=sys.stderr)
         return 2
@@ -273,18 +365,44 @@ def run_serve(args: argparse.Namespace) -> int:
             file=sys.stderr,
         )
         return 2
+    # Options left out take ServerConfig's defaults; 0 per client: no limit.
+    chosen: dict[str, Any] = {
+        name: value
+        for name, value in (
+            ("max_steps", args.max_steps),
+            ("max_sessions", args.max_sessions),
+            ("idle_timeout", args.idle_timeout),
+        )
+        if value is not None
+    }
+    if args.max_sessions_per_client is not None:
+        chosen["max_sessions_per_client"] = args.max_sessions_per_client or None
+    if args.costly_actions_per_minute is not None:
+        chosen["costly_actions_per_minute"] = args.costly_actions_per_minute or None
+    if args.max_pages_per_visit is not None:
+        chosen["max_pages_per_visit"] = args.max_pages_per_visit
+    if args.max_envs_per_client is not None:  # 0: as many as the server holds
+        everyone = args.max_sessions or ServerConfig.max_sessions
+        chosen["max_envs_per_client"] = args.max_envs_per_client or everyone
+    try:
+        limits = ConnectionLimits(
+            max_connections=args.max_connections,
+            max_connections_per_client=args.max_connections_per_client or None,
+            request_timeout=args.request_timeout,
+            idle_timeout=args.keep_alive_timeout,
+        )
+    except ValueError as error:
+        print(f"webshop-gym serve: {error}", file=sys.stderr)
+        return 2
     config = ServerConfig(
         catalog=args.catalog,
         search_engine=args.search_engine,
         goals="human",
         split=args.split,
         show_attributes=args.show_attributes,
-        max_steps=args.max_steps,
         log_dir=None if args.no_log else args.log_dir,
         log_api=args.log_api,
-        max_sessions=args.max_sessions,
-        max_sessions_per_client=args.max_sessions_per_client or None,
-        idle_timeout=args.idle_timeout,
+        **chosen,
         instance=args.instance,
         allowed_hosts=(*default_allowed_hosts(args.host), *(args.allowed_host or ())),
         product_images=args.product_images,
@@ -319,6 +437,7 @@ def run_serve(args: argparse.Namespace) -> int:
             threads=args.threads,
             debug=args.debug,
             on_listening=say_where,
+            limits=limits,
         )
     except OSError as error:
         return _cannot_listen(args, error)
@@ -342,7 +461,7 @@ def run_openenv_serve(args: argparse.Namespace) -> int:
     try:
         import uvicorn
 
-        from webshop_gym.integrations.openenv import SessionConfig, create_webshop_app
+        from webshop_gym.integrations import openenv
     except ImportError as error:
         print(
             f"webshop-gym serve: {error}; --protocol openenv needs the openenv extra: "
@@ -351,16 +470,28 @@ def run_openenv_serve(args: argparse.Namespace) -> int:
         )
         return 2
 
+    # The module's defaults where an option is left out (64 sessions, 15 steps, 300 s idle).
+    max_sessions = args.max_sessions or openenv.DEFAULT_MAX_SESSIONS
+    idle_timeout = args.idle_timeout or openenv.DEFAULT_IDLE_TIMEOUT
+    per_client = max_sessions if args.max_sessions_per_client == 0 else args.max_sessions_per_client
+    steps = {} if args.max_steps is None else {"max_steps": args.max_steps}
+
     def build(goals: GoalSource) -> Any:
-        config = SessionConfig(
+        config = openenv.SessionConfig(
             catalog=args.catalog,
             goals=goals,
             split=args.split,
             search_engine=args.search_engine,
-            max_steps=args.max_steps,
             show_attributes=args.show_attributes,
+            **steps,  # type: ignore[arg-type]
         )
-        return create_webshop_app(config, max_sessions=args.max_sessions, idle_timeout=args.idle_timeout)
+        return openenv.create_webshop_app(
+            config,
+            max_sessions=max_sessions,
+            idle_timeout=idle_timeout,
+            max_sessions_per_client=per_client,
+            workers=args.threads,
+        )
 
     app = _load_app(args, build)
     if app is None:
@@ -373,13 +504,16 @@ def run_openenv_serve(args: argparse.Namespace) -> int:
     where = f"{args.host}:{args.port}"
     print(
         f"WebShop as an OpenEnv environment on http://{where} (uvicorn): sessions at ws://{where}/ws "
-        f"(webshop_gym.integrations.openenv.WebShopClient), at most {args.max_sessions}, closed after "
-        f"{args.idle_timeout:g} s idle; /health, /schema, /metadata, /docs",
+        f"(webshop_gym.integrations.openenv.WebShopClient), at most {max_sessions} "
+        f"({per_client or max(2, max_sessions // 2)} per client address), closed after "
+        f"{idle_timeout:g} s idle; /health, /schema, /metadata, /docs",
         file=sys.stderr,
         flush=True,
     )
     with listener:
-        uvicorn.Server(uvicorn.Config(app, log_level="info")).run(sockets=[listener])
+        # Clients send resets and actions (MAX_ACTION_CHARS): a megabyte is plenty.
+        config = uvicorn.Config(app, log_level="info", ws_max_size=1 << 20)
+        uvicorn.Server(config).run(sockets=[listener])
     return 0
 
 

@@ -27,8 +27,8 @@ from fastapi import FastAPI
 from webshop_gym.cli import main
 from webshop_gym.envs import MAX_ACTION_CHARS, Split, WebShopEnv
 from webshop_gym.integrations.openenv import (
-    CLOSED,
     NO_EPISODE,
+    SessionClosedError,
     SessionConfig,
     WebShopAction,
     WebShopClient,
@@ -329,9 +329,10 @@ def test_an_idle_session_is_closed_and_its_slot_freed() -> None:
     with serving(app) as url:
         idle = client(url)
         idle.reset(goal_index=0)
-        # openenv-core's reaper looks every max(timeout / 4, 5) seconds.
         fresh = connect_when_a_slot_frees(url, seconds=30)
-        with pytest.raises(RuntimeError, match=re.escape(CLOSED)):
+        # Since issue 40 the server closes the WebSocket too, and says why in the close frame.
+        closed = r"idle for 1 s: session closed; reset\(\) connects again"
+        with pytest.raises(SessionClosedError, match=closed):
             idle.step(WebShopAction(action="search[shoes]"))
         assert fresh.step(WebShopAction(action="search[shoes]")).observation.info["page"] == "results"
         idle.close()
@@ -339,8 +340,9 @@ def test_an_idle_session_is_closed_and_its_slot_freed() -> None:
 
 
 def test_serve_openenv_refuses_the_web_shops_options(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["serve", "--protocol", "openenv", "--threads", "4", "--no-log"]) == 2
-    assert "--threads, --no-log belong to --protocol web" in capsys.readouterr().err
+    # (--threads sizes the OpenEnv server's worker pool too since issue 40.)
+    assert main(["serve", "--protocol", "openenv", "--product-images", "catalog", "--no-log"]) == 2
+    assert "--product-images, --no-log belong to --protocol web" in capsys.readouterr().err
 
 
 def test_serve_openenv_without_the_data_says_what_to_do(

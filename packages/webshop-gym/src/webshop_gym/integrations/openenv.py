@@ -30,7 +30,14 @@ always come from the fixed splits. The observation carries the page (``text``), 
 
 openenv-core runs each plain-HTTP ``/reset`` and ``/step`` on a fresh env that is closed after
 the call, so episodes go through the client (the WebSocket); a ``/step`` with no episode says so
-in ``action_error``.
+in ``action_error``, and a ``/reset`` with a bad argument is answered 400 with the reason.
+
+What one client can cost the server is bounded (`create_webshop_app`): live sessions in all
+(64 by default) and per client address (half of them by default); a session whose client
+sends nothing for ``idle_timeout`` seconds (300 by default) is closed, WebSocket and all, with
+the reason in the close frame; every session's resets and steps run on one pool of
+``workers`` threads, not a thread per session. `WebShopClient` reports a dropped connection
+with what to do (``reset()`` connects again and starts a new episode).
 
 Example (the environment itself, without a server):
     >>> from webshop_gym.integrations.openenv import SessionConfig, WebShopAction, WebShopEnvironment
@@ -51,7 +58,10 @@ import asyncio
 import contextlib
 import dataclasses
 import functools
+import json
 import uuid
+from collections.abc import Awaitable, Callable, MutableMapping
+from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from fastapi import FastAPI
@@ -60,6 +70,9 @@ from openenv.core.client_types import StepResult
 from openenv.core.env_server import Action, ConcurrencyConfig, Environment, Observation, State, create_app
 from openenv.core.env_server.types import EnvironmentMetadata
 from pydantic import Field
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from webshop_gym import __version__
@@ -74,6 +87,8 @@ from webshop_gym.envs import (
 )
 
 __all__ = [
+    "BadResetError",
+    "SessionClosedError",
     "SessionConfig",
     "WebShopAction",
     "WebShopClient",
@@ -83,9 +98,18 @@ __all__ = [
     "create_webshop_app",
 ]
 
-# What a server holds at most by default: each live session is a thread and an env.
+# What a server holds at most by default: each live session is an env and a WebSocket.
 DEFAULT_MAX_SESSIONS = 64
-DEFAULT_IDLE_TIMEOUT = 3600.0
+# A client that sends nothing for this long loses its session (an LLM agent thinks for seconds,
+# rarely minutes, between steps).
+DEFAULT_IDLE_TIMEOUT = 300.0
+# Threads that run every session's resets and steps (they hold the GIL: more would not help).
+DEFAULT_WORKERS = 8
+# The largest message a client reads: an observation is at most MAX_OBSERVATION_CHARS (1 Mi)
+# characters, a few bytes each in JSON (openenv-core's own default is 100 MB).
+CLIENT_MAX_MESSAGE_MB = 16.0
+# WebSocket close codes of the server's own (4000-4999: for applications).
+IDLE_CLOSE_CODE = 4408
 NO_EPISODE = (
     "no episode is running: reset first (over plain HTTP every /step runs on a fresh env; "
     "play episodes through WebShopClient, which keeps one session)"
@@ -96,6 +120,14 @@ CLOSED = (
 )
 # The info keys the observation carries as fields of their own; the rest stay in ``info``.
 _OWN_FIELDS = ("available_actions", "action_error")
+
+
+class BadResetError(ValueError):
+    """A reset argument the env cannot take (HTTP ``/reset`` answers it 400)."""
+
+
+class SessionClosedError(RuntimeError):
+    """The client's connection to the server is gone, and with it the session's episode."""
 
 
 class WebShopAction(Action):
@@ -163,15 +195,19 @@ class SessionConfig:
 class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopState]):
     """One session of WebShop for openenv-core's server: an env per split it plays.
 
-    Every env of the server shares the catalogue, goals and search index (read-only), and a
-    session's calls run in its own thread, so sessions run side by side.
+    Every env of the server shares the catalogue, goals and search index (read-only). On a
+    server, resets and steps run on ``executor``, the pool every session shares (openenv-core's
+    server calls the async methods); the session's own setup and close are trivial and share
+    one thread (``REQUIRES_SINGLE_THREAD_EXECUTOR``), so sessions cost no thread each.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True
+    REQUIRES_SINGLE_THREAD_EXECUTOR = True
 
-    def __init__(self, config: SessionConfig = SessionConfig()) -> None:
+    def __init__(self, config: SessionConfig = SessionConfig(), executor: Executor | None = None) -> None:
         super().__init__()
         self.config = config
+        self._executor = executor
         self._envs: dict[str, WebShopEnv] = {}  # made at the first reset of each split
         self._env: WebShopEnv | None = None
         self._split: str | None = None
@@ -189,18 +225,24 @@ class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopS
         """Starts an episode on goal ``goal_index`` of ``split`` (see the module docstring)."""
         self._check_open()
         if unknown:
-            raise ValueError(
-                f"reset takes seed, episode_id, goal_index and split, not {', '.join(sorted(unknown))}"
-            )
+            names = _elided(", ".join(sorted(unknown)))
+            raise BadResetError(f"reset takes seed, episode_id, goal_index and split, not {names}")
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
-            raise ValueError(f"seed must be a non-negative int or None, got {seed!r}")
+            raise BadResetError(f"seed must be a non-negative int or None, got {_shown(seed)}")
+        if episode_id is not None and not isinstance(episode_id, str):
+            raise BadResetError(f"episode_id must be a string or None, got {_shown(episode_id)}")
         split = self.config.split if split is None else split
-        if split not in SPLITS:
-            raise ValueError(f"split must be one of {', '.join(SPLITS)}, got {split!r}")
+        if not isinstance(split, str) or split not in SPLITS:
+            raise BadResetError(f"split must be one of {', '.join(SPLITS)}, got {_shown(split)}")
         if split not in self._envs:
             self._envs[split] = self.config.make_env(split)
         env = self._envs[split]
-        text, info = env.reset(seed=seed, options=None if goal_index is None else {"goal_index": goal_index})
+        try:
+            text, info = env.reset(
+                seed=seed, options=None if goal_index is None else {"goal_index": goal_index}
+            )
+        except ValueError as error:  # goal_index out of range or not an int
+            raise BadResetError(str(error)) from None
         self._env, self._split = env, split
         self._episode_id = episode_id if episode_id is not None else str(uuid.uuid4())
         return _observation(text, None, False, False, info)
@@ -214,6 +256,25 @@ class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopS
             return WebShopObservation(action_error=NO_EPISODE)
         text, reward, terminated, truncated, info = self._env.step(action.action)
         return _observation(text, reward, terminated, truncated, info)
+
+    async def reset_async(
+        self,
+        seed: int | None = None,
+        episode_id: str | None = None,
+        goal_index: int | None = None,
+        split: str | None = None,
+        **unknown: Any,
+    ) -> WebShopObservation:
+        """`reset`, on the shared pool of worker threads."""
+        call = functools.partial(self.reset, seed, episode_id, goal_index, split, **unknown)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
+
+    async def step_async(
+        self, action: WebShopAction, timeout_s: float | None = None, **kwargs: Any
+    ) -> WebShopObservation:
+        """`step`, on the shared pool of worker threads."""
+        call = functools.partial(self.step, action, timeout_s, **kwargs)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
 
     @property
     def state(self) -> WebShopState:
@@ -253,6 +314,15 @@ class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopS
             raise RuntimeError(CLOSED)
 
 
+def _elided(text: str, limit: int = 80) -> str:
+    """``text``, cut short past ``limit`` characters: an error message never echoes a whole input."""
+    return text if len(text) <= limit else f"{text[: limit - 20]}... ({len(text)} characters)"
+
+
+def _shown(value: Any) -> str:
+    return _elided(repr(value))
+
+
 def _observation(
     text: str, reward: float | None, terminated: bool, truncated: bool, info: dict[str, Any]
 ) -> WebShopObservation:
@@ -271,6 +341,8 @@ def create_webshop_app(
     config: SessionConfig = SessionConfig(),
     max_sessions: int = DEFAULT_MAX_SESSIONS,
     idle_timeout: float | None = DEFAULT_IDLE_TIMEOUT,
+    max_sessions_per_client: int | None = None,
+    workers: int = DEFAULT_WORKERS,
 ) -> FastAPI:
     """openenv-core's FastAPI app over WebShop sessions; run it with uvicorn.
 
@@ -280,17 +352,128 @@ def create_webshop_app(
         config: what every session's env is built with.
         max_sessions: live sessions at most; a client beyond them gets openenv-core's
             ``CAPACITY_REACHED`` error.
-        idle_timeout: seconds without a message after which openenv-core closes a session
-            (``None``: never).
+        idle_timeout: seconds a session may wait for its client's next message; then the
+            server closes it, WebSocket and all, and says why in the close frame (``None``:
+            never).
+        max_sessions_per_client: live sessions per client address at most (beyond, the same
+            ``CAPACITY_REACHED`` error, which names this limit); ``None``: half of
+            ``max_sessions`` (at least 2), so no client fills the server. Behind a reverse
+            proxy every client has the proxy's address: pass ``max_sessions``.
+        workers: threads that run every session's resets and steps.
     """
+    if max_sessions < 1 or workers < 1:
+        raise ValueError(f"max_sessions and workers must be at least 1, got {max_sessions} and {workers}")
+    if idle_timeout is not None and idle_timeout <= 0:
+        raise ValueError(f"idle_timeout must be > 0 seconds or None, got {idle_timeout}")
+    if max_sessions_per_client is None:
+        max_sessions_per_client = max(2, max_sessions // 2)
+    if max_sessions_per_client < 1:
+        raise ValueError(f"max_sessions_per_client must be at least 1, got {max_sessions_per_client}")
     config.make_env()
-    return create_app(
-        functools.partial(WebShopEnvironment, config),
+    executor = ThreadPoolExecutor(max_workers=workers, thread_name_prefix="webshop-openenv")
+    app = create_app(
+        functools.partial(WebShopEnvironment, config, executor),
         WebShopAction,
         WebShopObservation,
         env_name="webshop",
         concurrency_config=ConcurrencyConfig(max_concurrent_envs=max_sessions, session_timeout=idle_timeout),
     )
+    app.add_exception_handler(BadResetError, _bad_reset)
+    app.add_middleware(
+        _SessionGuard,
+        max_per_client=max_sessions_per_client,
+        max_sessions=max_sessions,
+        idle_timeout=idle_timeout,
+    )
+    app.router.on_shutdown.append(lambda: executor.shutdown(wait=False))
+    return app
+
+
+async def _bad_reset(request: Request, error: Exception) -> JSONResponse:
+    return JSONResponse({"detail": str(error)}, status_code=400)
+
+
+_Scope = MutableMapping[str, Any]
+_Message = MutableMapping[str, Any]
+_Receive = Callable[[], Awaitable[_Message]]
+_Send = Callable[[_Message], Awaitable[None]]
+
+
+class _SessionGuard:
+    """ASGI middleware over ``/ws``: sessions per client address, and a close for silent ones.
+
+    openenv-core's server counts sessions in all and reaps idle ones every ``max(timeout / 4,
+    5)`` seconds while leaving their WebSockets open; this closes a WebSocket whose client has
+    sent nothing for ``idle_timeout`` seconds at that moment (the session goes with it).
+    """
+
+    def __init__(
+        self,
+        app: Callable[..., Awaitable[None]],
+        max_per_client: int,
+        max_sessions: int,
+        idle_timeout: float | None,
+    ) -> None:
+        self.app = app
+        self.max_per_client = max_per_client
+        self.max_sessions = max_sessions
+        self.idle_timeout = idle_timeout
+        self.per_client: dict[str, int] = {}
+
+    async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
+        if scope["type"] != "websocket" or scope.get("path") != "/ws":
+            await self.app(scope, receive, send)
+            return
+        client = str((scope.get("client") or ("unknown",))[0])
+        if self.per_client.get(client, 0) >= self.max_per_client:
+            await _refuse_session(
+                receive,
+                send,
+                f"your address holds {self.max_per_client} of this server's {self.max_sessions} sessions, "
+                "the most one client may hold: close one (client.close()) and connect again, or ask the "
+                "operator for a larger serve --max-sessions-per-client",
+            )
+            return
+        self.per_client[client] = self.per_client.get(client, 0) + 1
+        closed = False
+        connected = False
+
+        async def guarded_receive() -> _Message:
+            nonlocal closed, connected
+            if not connected or self.idle_timeout is None:
+                connected = True
+                return await receive()
+            try:
+                return await asyncio.wait_for(receive(), timeout=self.idle_timeout)
+            except asyncio.TimeoutError:
+                closed = True
+                reason = f"idle for {self.idle_timeout:g} s: session closed; reset() connects again"
+                with contextlib.suppress(Exception):  # the client may have gone meanwhile
+                    await send({"type": "websocket.close", "code": IDLE_CLOSE_CODE, "reason": reason})
+                return {"type": "websocket.disconnect", "code": IDLE_CLOSE_CODE}
+
+        async def guarded_send(message: _Message) -> None:
+            if not closed:  # after the idle close, the app's own close has nothing left to do
+                await send(message)
+
+        try:
+            await self.app(scope, guarded_receive, guarded_send)
+        finally:
+            left = self.per_client[client] - 1
+            if left:
+                self.per_client[client] = left
+            else:
+                del self.per_client[client]
+
+
+async def _refuse_session(receive: _Receive, send: _Send, message: str) -> None:
+    """Accepts the WebSocket only to say why it gets no session (as openenv-core says "full")."""
+    if (await receive())["type"] != "websocket.connect":
+        return
+    error = {"type": "error", "data": {"message": message, "code": "CAPACITY_REACHED"}}
+    await send({"type": "websocket.accept"})
+    await send({"type": "websocket.send", "text": json.dumps(error)})
+    await send({"type": "websocket.close", "code": 1013, "reason": "too many sessions from this address"})
 
 
 class WebShopClient(EnvClient[WebShopAction, WebShopObservation, WebShopState]):
@@ -299,7 +482,30 @@ class WebShopClient(EnvClient[WebShopAction, WebShopObservation, WebShopState]):
     ``reset(split=..., goal_index=..., seed=...)`` and ``step(WebShopAction(action=...))`` return
     openenv-core ``StepResult``s; ``state()`` the session's `WebShopState`. Errors the server
     reports (a bad reset argument, a full server) raise ``RuntimeError`` with its message.
+
+    When the connection drops (the server closed an idle session, restarted, or the network
+    failed), ``step`` and ``state`` raise `SessionClosedError` saying why and what to do; the
+    episode is gone with the session, and ``reset`` connects again and starts a new one.
+    Messages larger than ``max_message_size_mb`` (16 MB) are refused.
     """
+
+    _ws: ClientConnection | None
+
+    def __init__(
+        self,
+        base_url: str,
+        connect_timeout_s: float = 10.0,
+        message_timeout_s: float = 60.0,
+        max_message_size_mb: float = CLIENT_MAX_MESSAGE_MB,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            base_url,
+            connect_timeout_s=connect_timeout_s,
+            message_timeout_s=message_timeout_s,
+            max_message_size_mb=max_message_size_mb,
+            **kwargs,
+        )
 
     async def disconnect(self) -> None:
         """Ends the session and waits until the server has closed it, so its slot is free on return.
@@ -318,6 +524,21 @@ class WebShopClient(EnvClient[WebShopAction, WebShopObservation, WebShopState]):
         with contextlib.suppress(ConnectionClosed):
             await super()._send(message)
 
+    async def reset(self, **kwargs: Any) -> StepResult[WebShopObservation]:
+        """Starts an episode; over a new connection when the last one was closed."""
+        if self._ws is not None and self._ws.close_code is not None:
+            with contextlib.suppress(Exception):
+                await self._ws.close()
+            self._ws = None
+        return await super().reset(**kwargs)
+
+    async def _send_and_receive(self, message: dict[str, Any]) -> dict[str, Any]:
+        try:
+            return await super()._send_and_receive(message)
+        except ConnectionClosed as error:
+            self._ws = None
+            raise SessionClosedError(_closed_message(self._ws_url, error)) from None
+
     def _step_payload(self, action: WebShopAction) -> dict[str, Any]:
         return {"action": action.action}
 
@@ -329,3 +550,18 @@ class WebShopClient(EnvClient[WebShopAction, WebShopObservation, WebShopState]):
 
     def _parse_state(self, payload: dict[str, Any]) -> WebShopState:
         return WebShopState(**payload)
+
+
+def _closed_message(url: str, error: ConnectionClosed) -> str:
+    received = error.rcvd
+    why = (
+        f"the server closed it: {received.reason}"
+        if received is not None and received.reason
+        else f"code {received.code}"
+        if received is not None
+        else "no close frame: the server stopped or the network failed"
+    )
+    return (
+        f"the connection to the WebShop server at {url} is closed ({why}); its episode is gone: call "
+        "reset() to connect again and start a new episode"
+    )

@@ -28,20 +28,29 @@ DELETE   ``/api/v1/envs/<id>``            closes the env -> 204
 
 An invalid *action* is not an HTTP error: like a local env, ``step`` answers 200 with
 ``info["action_error"]`` set. HTTP errors are for requests that cannot be carried out:
-400 (malformed JSON, unknown or ill-typed fields, bad reset options), 404 (no env with
-that id: closed, expired or never made), 409 (``step`` before ``reset``), 413 (body too
-large), 415 (not JSON), 503 (the server's env limit is reached).
+400 (malformed JSON, NaN or Infinity, unknown or ill-typed fields, bad reset options, an
+action longer than ``MAX_ACTION_CHARS``), 404 (no env with that id: closed, expired or
+never made), 409 (``step`` before ``reset``), 413 (body too large), 415 (not JSON), 429
+(this client holds ``max_envs_per_client`` envs: close one first), 503 (the server's env
+limit is reached). Error messages quote at most a few hundred characters of any input.
+Numbers in requests and answers are finite: JSON has no NaN or Infinity.
 """
 
 from __future__ import annotations
 
+import json
+import logging
+import math
 import pickle
+import re
+import threading
 from typing import Any
 
 import gymnasium as gym
-from flask import Blueprint, Response, jsonify, request
+from flask import Blueprint, Response, current_app, request
 
 from webshop_gym import __version__
+from webshop_gym.envs import MAX_ACTION_CHARS
 from webshop_gym.trajectories import json_safe
 from webshop_gym.web.context import error_response, server_of
 from webshop_gym.web.sessions import Session
@@ -63,17 +72,77 @@ CREATE_FIELDS: dict[str, type | tuple[type, ...]] = {
     "render_mode": (str, type(None)),
 }
 MAX_SEED = 2**128
+MAX_MESSAGE_CHARS = 400  # of an error message; the rest of a long input is elided
+_SESSION_IN_PATH = re.compile(r"(/(?:s|api/v1/envs)/(?:[A-Za-z0-9]{1,16}\.)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]+")
+# Checking a client's env count and adding its env is one step (a client cannot slip past
+# its limit with parallel requests); creating envs is rare next to stepping them.
+_creating = threading.Lock()
 
 
 class _BadRequest(Exception):
     def __init__(self, message: str, status: int = 400) -> None:
-        super().__init__(message)
+        super().__init__(elided(message))
         self.status = status
+
+
+def elided(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
+    """``message`` with its middle cut out past ``limit`` characters (its start and end say most).
+
+    Example:
+        >>> elided("split='" + "x" * 1000 + "' is not one of 'train', 'test'", limit=100)
+        "split='xxxxxxxxxxxxxxxxxxxxxxx ... (978 characters left out) ...  is not one of 'train', 'test'"
+    """
+    if len(message) <= limit:
+        return message
+    keep = max(limit - 40, 2) // 2
+    return f"{message[:keep]} ... ({len(message) - 2 * keep} characters left out) ... {message[-keep:]}"
 
 
 @api.errorhandler(_BadRequest)
 def _bad_request(error: _BadRequest) -> Response:
     return error_response(error.status, "Bad Request", str(error))
+
+
+class _CutSessionIds(logging.Filter):
+    """Cuts session ids in log messages to their first 6 characters (as the access log does).
+
+    Flask logs an unexpected error as ``Exception on <path> [<method>]``, and a path holds an
+    env's (or a visitor's) whole id: anyone who reads the log could act in that session.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cut = _SESSION_IN_PATH.sub(r"\1…", message)
+        if cut != message:
+            record.msg, record.args = cut, ()
+        return True
+
+
+@api.record_once
+def _cut_session_ids_in_the_apps_log(state: Any) -> None:
+    state.app.logger.addFilter(_CutSessionIds())
+
+
+def _answer(data: Any, status: int = 200) -> Response:
+    """``data`` as JSON; a number JSON cannot carry (NaN, Infinity) is a server error, never sent."""
+    try:
+        text = current_app.json.dumps(data, allow_nan=False)
+    except ValueError:
+        return error_response(
+            500, "Internal Server Error", "the answer held NaN or Infinity, which JSON cannot carry"
+        )
+    return Response(text + "\n", status=status, mimetype="application/json")
+
+
+def _not_finite(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{elided(text, 40)} is too large for a number")
+    return value
 
 
 def _body(allowed: set[str]) -> dict[str, Any]:
@@ -84,9 +153,9 @@ def _body(allowed: set[str]) -> dict[str, Any]:
     if not request.is_json:
         raise _BadRequest("send the body as JSON with 'Content-Type: application/json'", status=415)
     try:
-        body = request.get_json(force=True)
-    except Exception:  # werkzeug raises BadRequest with an HTML description; say it plainly
-        raise _BadRequest("the body is not valid JSON") from None
+        body = json.loads(raw, parse_constant=_not_finite, parse_float=_finite)
+    except ValueError as error:  # also bad UTF-8 and integers of over 4,300 digits
+        raise _BadRequest(f"the body is not valid JSON ({error}); send one JSON object") from None
     if not isinstance(body, dict):
         raise _BadRequest(f"the body must be a JSON object, got {type(body).__name__}")
     unknown = sorted(set(body) - allowed)
@@ -116,6 +185,46 @@ def _env_session(env_id: str) -> Session:
     return session
 
 
+def _envs_of(store: Any, owner: str | None) -> list[Session]:
+    """``owner``'s live (not idle-expired) envs in the store, least recently used first.
+
+    Reads the store's internals under its lock: `SessionStore` counts per owner but has no
+    public view of one owner's sessions yet.
+    """
+    with store._lock:
+        now = store._clock()
+        return [
+            session
+            for session in store._sessions.values()
+            if session.owner == owner and now - session.last_used < store.idle_timeout
+        ]
+
+
+def _add_env(env: Any, used: bool = False) -> Session:
+    """Stores ``env`` for the requesting client, within its limit of envs (429 beyond).
+
+    A client at its limit gives up its oldest never-used env first (the store does the same
+    for the server's own limit).
+    """
+    server = server_of()
+    owner = request.remote_addr
+    limit = server.config.envs_per_client
+    with _creating:
+        held = _envs_of(server.api_envs, owner) if limit < server.config.max_sessions else []
+        if len(held) >= limit:
+            unused = [session for session in held if not session.used]
+            if not unused:
+                env.close()
+                raise _BadRequest(
+                    f"this client holds {limit} envs, the most one client may hold on this server: close "
+                    "envs you no longer use (DELETE /api/v1/envs/<id>, or env.close()); idle ones go after "
+                    f"{server.config.idle_timeout:g} s. The operator can raise serve --max-envs-per-client.",
+                    status=429,
+                )
+            server.api_envs.remove(min(unused, key=lambda session: session.last_used).id)
+        return server.api_envs.add(env, owner=owner, used=used)
+
+
 @api.get("")
 def describe() -> Any:
     server = server_of()
@@ -127,6 +236,8 @@ def describe() -> Any:
         "visitor_goals": {"goals": config.goals, "split": config.split, "count": server.goal_count},
         "max_request_bytes": config.max_request_bytes,
         "max_envs": config.max_sessions,
+        "max_envs_per_client": config.envs_per_client,
+        "max_action_chars": MAX_ACTION_CHARS,
         "idle_timeout_s": config.idle_timeout,
         "envs": len(server.api_envs),
         "create_fields": sorted(CREATE_FIELDS),
@@ -144,13 +255,13 @@ def create() -> Any:
         env = server.config.make_env(**body)
     except (ValueError, FileNotFoundError) as error:
         raise _BadRequest(str(error)) from None
-    session = server.api_envs.add(env, owner=request.remote_addr)
+    session = _add_env(env)
     if server.config.log_api:
         with session.lock:  # the file comes with the first reset: an env never played leaves none
             session.make_recorder = lambda: server.recorder("api")
-    response = jsonify(env_id=session.id, arguments=public_arguments(env, server.prototype.catalog.name))
-    response.status_code = 201
-    return response
+    return _answer(
+        {"env_id": session.id, "arguments": public_arguments(env, server.prototype.catalog.name)}, 201
+    )
 
 
 @api.post("/envs/<env_id>/reset")
@@ -168,7 +279,7 @@ def reset(env_id: str) -> Any:
             observation, info = session.reset(seed, options)
         except ValueError as error:
             raise _BadRequest(str(error)) from None
-    return {"observation": observation, "info": json_safe(info)}
+    return _answer({"observation": observation, "info": json_safe(info)})
 
 
 @api.post("/envs/<env_id>/step")
@@ -177,25 +288,33 @@ def step(env_id: str) -> Any:
     body = _body({"action"})
     if "action" not in body:
         raise _BadRequest("the body needs an 'action', like {'action': 'search[red shoes]'}")
+    action = body["action"]
+    if isinstance(action, str) and len(action) > MAX_ACTION_CHARS:
+        raise _BadRequest(
+            f"the action is {len(action)} characters long; actions are at most {MAX_ACTION_CHARS} "
+            f"(the action space's max_length): shorten it, e.g. fewer search keywords ({action[:60]!r}...)"
+        )
     with session.lock:
         try:
-            observation, reward, terminated, truncated, info = session.step(body["action"])
+            observation, reward, terminated, truncated, info = session.step(action)
         except gym.error.ResetNeeded:
             raise _BadRequest("call reset before step", status=409) from None
-    return {
-        "observation": observation,
-        "reward": float(reward),
-        "terminated": bool(terminated),
-        "truncated": bool(truncated),
-        "info": json_safe(info),
-    }
+    return _answer(
+        {
+            "observation": observation,
+            "reward": float(reward),
+            "terminated": bool(terminated),
+            "truncated": bool(truncated),
+            "info": json_safe(info),
+        }
+    )
 
 
 @api.get("/envs/<env_id>/render")
 def render(env_id: str) -> Any:
     session = _env_session(env_id)
     with session.lock:
-        return {"render": session.env.render() if session.env.state is not None else None}
+        return _answer({"render": session.env.render() if session.env.state is not None else None})
 
 
 @api.get("/envs/<env_id>/internals")
@@ -203,12 +322,14 @@ def internals(env_id: str) -> Any:
     session = _env_session(env_id)
     with session.lock:
         env = session.env
-        return {
-            "goal": goal_to_json(env.goal) if env.goal is not None else None,
-            "goal_index": env.goal_index,
-            "state": state_to_json(env.state) if env.state is not None else None,
-            "steps": env.steps,
-        }
+        return _answer(
+            {
+                "goal": goal_to_json(env.goal) if env.goal is not None else None,
+                "goal_index": env.goal_index,
+                "state": state_to_json(env.state) if env.state is not None else None,
+                "steps": env.steps,
+            }
+        )
 
 
 @api.get("/envs/<env_id>/snapshot")
@@ -216,9 +337,10 @@ def snapshot(env_id: str) -> Any:
     session = _env_session(env_id)
     with session.lock:
         try:
-            return session.env.episode_snapshot()
+            snapshot = session.env.episode_snapshot()
         except ValueError as error:
             raise _BadRequest(str(error), status=409) from None
+    return _answer(snapshot)
 
 
 @api.post("/envs/<env_id>/restore")
@@ -234,21 +356,18 @@ def restore(env_id: str) -> Any:
         if session.recorder is not None:  # a record starts at a reset: the copy's next one
             session.recorder.close()
             session.recorder = None
-    return {"steps": session.env.steps}
+    return _answer({"steps": session.env.steps})
 
 
 @api.post("/envs/<env_id>/fork")
 def fork(env_id: str) -> Any:
-    server = server_of()
     session = _env_session(env_id)
     with session.lock:
         # The server's own object, pickled and loaded in-process: a deep copy that shares
         # the catalogue (WebShopEnv pickles its arguments and episode state only).
         copy = pickle.loads(pickle.dumps(session.env))
-    forked = server.api_envs.add(copy, owner=request.remote_addr, used=True)
-    response = jsonify(env_id=forked.id)
-    response.status_code = 201
-    return response
+    forked = _add_env(copy, used=True)
+    return _answer({"env_id": forked.id}, 201)
 
 
 @api.delete("/envs/<env_id>")

@@ -55,6 +55,10 @@ class ServerConfig:
         max_sessions_per_client: Live visitor sessions per client address at most (a
             client at the limit gives up its least recently used one); None: no limit
             (behind a reverse proxy every visitor has the proxy's address).
+        max_envs_per_client: Live API envs per client address at most; a client at its
+            limit gives up its oldest never-used env, else gets 429 until it closes one (or
+            one expires). None: half of ``max_sessions`` (at least 2, at most 100), so that
+            no client holds every env of a server.
         idle_timeout: Seconds after which an untouched session may be dropped.
         max_request_bytes: Larger request bodies get 413.
         instance: A name (1-16 letters or digits) that starts every session id of this
@@ -91,6 +95,7 @@ class ServerConfig:
     log_api: bool = False
     max_sessions: int = 10_000
     max_sessions_per_client: int | None = 100
+    max_envs_per_client: int | None = None
     idle_timeout: float = 3600.0
     max_request_bytes: int = 64 * 1024
     instance: str | None = None
@@ -112,6 +117,8 @@ class ServerConfig:
             raise ValueError("max_sessions >= 1, idle_timeout > 0 and max_request_bytes >= 1024 are needed")
         if self.max_sessions_per_client is not None and self.max_sessions_per_client < 1:
             raise ValueError("max_sessions_per_client must be None or at least 1")
+        if self.max_envs_per_client is not None and self.max_envs_per_client < 1:
+            raise ValueError("max_envs_per_client must be None or at least 1")
         if self.costly_actions_per_minute is not None and self.costly_actions_per_minute < 1:
             raise ValueError("costly_actions_per_minute must be None or at least 1")
         if self.max_pages_per_visit < 2:
@@ -131,6 +138,13 @@ class ServerConfig:
             raise ValueError(f"instance must be 1-16 letters or digits, got {self.instance!r}")
         if isinstance(self.catalog, os.PathLike):
             object.__setattr__(self, "catalog", os.fspath(self.catalog))
+
+    @property
+    def envs_per_client(self) -> int:
+        """`max_envs_per_client`, with None's default worked out."""
+        if self.max_envs_per_client is not None:
+            return self.max_envs_per_client
+        return max(2, min(100, self.max_sessions // 2))
 
     def make_env(self, **arguments: Any) -> WebShopEnv:
         """An env over this server's catalogue and engine; ``arguments`` set the rest."""
