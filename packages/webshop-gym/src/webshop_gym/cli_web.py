@@ -14,6 +14,7 @@ import contextlib
 import dataclasses
 import errno
 import socket
+import stat
 import sys
 import warnings
 from collections.abc import Callable
@@ -285,6 +286,64 @@ def _catalogue_advice(catalog: str) -> str:
     )
 
 
+def _special_file(path: Path, depth: int = 2) -> Path | None:
+    """The first file under ``path`` that is not a regular file or folder (a FIFO, a device, a
+    socket: reading one can block or never end), following links; None if there is none."""
+    try:
+        mode = path.stat().st_mode
+    except OSError:
+        return None  # missing or unreadable: the loader says so
+    if stat.S_ISDIR(mode):
+        if depth == 0:
+            return None
+        try:
+            children = sorted(path.iterdir())
+        except OSError:
+            return None
+        for child in children:
+            found = _special_file(child, depth - 1)
+            if found is not None:
+                return found
+        return None
+    return None if stat.S_ISREG(mode) else path
+
+
+def _kind_of(path: Path) -> str:
+    mode = path.stat().st_mode
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _check_paths(args: argparse.Namespace) -> str | None:
+    """Why a path option cannot be used as given (it would block or never end), or None."""
+    if args.catalog not in ("mini", "1k", "full"):
+        special = _special_file(Path(args.catalog))
+        if special is not None:
+            return (
+                f"--catalog {args.catalog}: {special} is {_kind_of(special)}; a catalogue is a folder of "
+                "regular files (copy the data into one)"
+            )
+    access_log = getattr(args, "access_log", "-")
+    if args.protocol == "web" and access_log not in (None, "-") and not getattr(args, "no_access_log", False):
+        target = Path(access_log)
+        with contextlib.suppress(OSError):
+            mode = target.stat().st_mode
+            if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) or stat.S_ISDIR(mode):
+                kind = "a folder" if stat.S_ISDIR(mode) else _kind_of(target)
+                return f"--access-log {access_log}: is {kind}; pass a file ('-': stderr)"
+    log_dir = getattr(args, "log_dir", None)
+    if args.protocol == "web" and log_dir is not None and not getattr(args, "no_log", False):
+        with contextlib.suppress(OSError):
+            if not Path(log_dir).is_dir() and Path(log_dir).exists():
+                return f"--log-dir {log_dir}: exists and is not a folder; pass a folder (or --no-log)"
+    return None
+
+
 def _setup_access_log(target: str | None) -> None:
     import logging
 
@@ -308,6 +367,10 @@ def _load_app(args: argparse.Namespace, build: Callable[[GoalSource], T]) -> T |
     """
     from webshop_gym.envs import EmptySplitError
 
+    problem = _check_paths(args)
+    if problem is not None:
+        print(f"webshop-gym serve: {problem}", file=sys.stderr)
+        return None
     print(f"loading catalogue {args.catalog!r} ...", file=sys.stderr, flush=True)
     try:
         try:
