@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import base64
+import http.server
 import pickle
 import socket
+import threading
 import time
 
 import gymnasium as gym
@@ -194,3 +197,81 @@ def test_many_envs_share_one_server_catalogue(server) -> None:
     for env in envs:
         env.close()
     assert len(server.app.extensions["webshop_gym"].api_envs) < 20
+
+
+class FakeServer:
+    """A stand-in server on 127.0.0.1 that answers every request with ``body`` (and records headers)."""
+
+    def __init__(self) -> None:
+        self.status, self.body, self.headers_seen = 200, b"{}", []
+        fake = self
+
+        class Handler(http.server.BaseHTTPRequestHandler):
+            def _answer(self) -> None:
+                fake.headers_seen.append(dict(self.headers))
+                length = int(self.headers.get("Content-Length") or 0)
+                self.rfile.read(length)
+                self.send_response(fake.status)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(fake.body)))
+                self.end_headers()
+                self.wfile.write(fake.body)
+
+            do_GET = do_POST = do_DELETE = _answer
+
+            def log_message(self, *args: object) -> None:
+                pass
+
+        self.httpd = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.httpd.server_address[1]}"
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+
+    def close(self) -> None:
+        self.httpd.shutdown()
+        self.httpd.server_close()
+
+
+@pytest.fixture
+def fake():
+    server = FakeServer()
+    yield server
+    server.close()
+
+
+@pytest.mark.parametrize(
+    ("body", "message"),
+    [
+        (b"<html>proxy login</html>", r"answered HTTP 200 with a body that is not JSON \('<html>proxy login"),
+        (b'{"env_id": NaN}', "not JSON .*NaN"),
+        (b"[1, 2]", "answered a JSON list, not an object"),
+        (b'{"other": 1}', "lacks 'env_id'"),
+    ],
+)
+def test_an_answer_that_is_not_the_apis_is_a_clear_error(fake, body: bytes, message: str) -> None:
+    fake.body = body
+    with pytest.raises(RemoteEnvError, match=message) as raised:
+        RemoteWebShopEnv(server_url=fake.url, timeout=5)
+    assert "is server_url the address `webshop-gym serve` prints" in str(raised.value)
+
+
+def test_an_oversized_answer_is_refused_not_read(fake, monkeypatch) -> None:
+    monkeypatch.setattr("webshop_gym.remote.MAX_RESPONSE_BYTES", 1000)
+    fake.body = b'{"env_id": "' + b"x" * 5000 + b'"}'
+    with pytest.raises(RemoteEnvError, match="answer is 5014 bytes, more than the 1000 a WebShop answer"):
+        RemoteWebShopEnv(server_url=fake.url, timeout=5)
+
+
+def test_credentials_in_the_server_url_are_sent_but_never_shown(fake) -> None:
+    fake.body = b'{"env_id": "' + b"a" * 43 + b'"}'
+    env = RemoteWebShopEnv(server_url=f"http://agent:s3cret-token@{fake.url[7:]}", timeout=5)
+    sent = fake.headers_seen[-1]["Authorization"]
+    assert sent == "Basic " + base64.b64encode(b"agent:s3cret-token").decode()
+    assert env.server_url == fake.url and "s3cret" not in repr(env.__dict__) + repr(vars(env._client))
+    fake.status, fake.body = 500, b'{"error": "boom", "status": 500}'
+    with pytest.raises(RemoteEnvError) as raised:
+        env.reset(seed=0)
+    assert "s3cret" not in str(raised.value) and "boom" in str(raised.value)
+    port = unused_port()
+    with pytest.raises(RemoteEnvError) as unreachable:
+        RemoteWebShopEnv(server_url=f"http://agent:s3cret-token@127.0.0.1:{port}", timeout=5)
+    assert "s3cret" not in str(unreachable.value) and f"http://127.0.0.1:{port}" in str(unreachable.value)

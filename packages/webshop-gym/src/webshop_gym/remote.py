@@ -7,6 +7,13 @@ Observations, rewards and ``info`` are exactly what a local `webshop_gym.envs.We
 with the same arguments returns (JSON carries floats exactly). Only the standard library
 is used here; the server needs the ``web`` extra, the client does not.
 
+What the client takes from a server is bounded and checked: an answer larger than
+``MAX_RESPONSE_BYTES`` is refused unread, and one that is not the API's JSON (a proxy's
+login page, NaN, a missing field) is a `RemoteEnvError` that says so. A ``server_url`` may
+carry credentials for a proxy in front of the server (``http://user:token@host:8000``):
+they go in an ``Authorization: Basic`` header and never into messages or ``server_url``
+(put them in ``$WEBSHOP_GYM_SERVER`` to keep them out of ``gym.make``'s spec too).
+
 Example (with a server running: ``webshop-gym serve --catalog mini``)::
 
     import gymnasium as gym
@@ -20,6 +27,7 @@ Example (with a server running: ``webshop-gym serve --catalog mini``)::
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import http.client
 import json
@@ -40,10 +48,26 @@ __all__ = ["DEFAULT_SERVER_URL", "SERVER_URL_ENV", "RemoteEnvError", "RemoteEnvW
 SERVER_URL_ENV = "WEBSHOP_GYM_SERVER"
 DEFAULT_SERVER_URL = "http://127.0.0.1:8000"
 API_PREFIX = "/api/v1"
+# The largest answer read: an observation is at most MAX_OBSERVATION_CHARS (1 Mi) characters,
+# a few bytes each in JSON, and the info beside it is small.
+MAX_RESPONSE_BYTES = 32 << 20
+_NOT_THE_API = "is server_url the address `webshop-gym serve` prints (like http://127.0.0.1:8000)?"
 
 # Failures on a kept-alive connection that mean the server never read the request (it
 # closed the idle connection first), so sending it again on a new connection is safe.
 _STALE_CONNECTION_ERRORS = (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError)
+
+
+class _Hidden:
+    """A secret (a URL with credentials, an Authorization header) whose repr does not show it."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: str) -> None:
+        self.value = value
+
+    def __repr__(self) -> str:
+        return "<hidden>"
 
 
 class RemoteEnvWarning(UserWarning):
@@ -64,17 +88,32 @@ class _JsonClient:
     def __init__(self, server_url: str, timeout: float) -> None:
         parsed = urllib.parse.urlsplit(server_url)
         if parsed.scheme not in ("http", "https") or not parsed.hostname:
-            raise ValueError(f"server_url must look like http://host:port, got {server_url!r}")
+            shown = _without_credentials(server_url)
+            raise ValueError(f"server_url must look like http://host:port, got {shown!r}")
         prefix = parsed.path.rstrip("/")
         if prefix.endswith(API_PREFIX):  # the API's address, as the server prints it, is fine too
             prefix = prefix[: -len(API_PREFIX)]
+        try:
+            port = parsed.port
+        except ValueError:
+            shown = _without_credentials(server_url)
+            raise ValueError(f"server_url must look like http://host:port, got {shown!r}") from None
         self._scheme = parsed.scheme
         self._host = parsed.hostname
-        self._port = parsed.port
+        self._port = port
         self._prefix = prefix
-        self.server_url = urllib.parse.urlunsplit((parsed.scheme, parsed.netloc, prefix, "", ""))
+        netloc = parsed.netloc.rsplit("@", 1)[-1]  # never shown with its credentials
+        self.server_url = urllib.parse.urlunsplit((parsed.scheme, netloc, prefix, "", ""))
+        self._authorization: _Hidden | None = None
+        if parsed.username is not None or parsed.password is not None:
+            user = urllib.parse.unquote(parsed.username or "")
+            secret = urllib.parse.unquote(parsed.password or "")
+            self._authorization = _Hidden("Basic " + base64.b64encode(f"{user}:{secret}".encode()).decode())
         self._timeout = timeout
         self._connection: http.client.HTTPConnection | None = None
+
+    def __repr__(self) -> str:
+        return f"_JsonClient({self.server_url!r})"
 
     def _connect(self) -> http.client.HTTPConnection:
         cls = http.client.HTTPSConnection if self._scheme == "https" else http.client.HTTPConnection
@@ -83,6 +122,8 @@ class _JsonClient:
     def request(self, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
         payload = json.dumps(body).encode() if body is not None else None
         headers = {"Accept": "application/json"}
+        if self._authorization is not None:
+            headers["Authorization"] = self._authorization.value
         if payload is not None:
             headers["Content-Type"] = "application/json"
         for attempt in (1, 2):
@@ -92,7 +133,7 @@ class _JsonClient:
             try:
                 self._connection.request(method, self._prefix + path, body=payload, headers=headers)
                 response = self._connection.getresponse()
-                raw = response.read()
+                raw = self._read(response, method, path)
                 break
             except _STALE_CONNECTION_ERRORS as error:
                 self.close()
@@ -108,28 +149,69 @@ class _JsonClient:
         if response.getheader("Connection", "").lower() == "close":
             self.close()
         try:
-            data = json.loads(raw) if raw else None
-        except json.JSONDecodeError:
-            data = None
+            data = json.loads(raw, parse_constant=_not_a_number) if raw else None
+            problem = None
+        except (ValueError, RecursionError) as error:  # also bad UTF-8
+            data, problem = None, str(error)
         if response.status >= 400:
             message = data.get("error") if isinstance(data, dict) else None
             if message is None and response.status == 404:
-                message = (
-                    f"nothing answers {self._prefix}{path} at {self.server_url}; is server_url the address "
-                    "`webshop-gym serve` prints (like http://127.0.0.1:8000)?"
-                )
+                message = f"nothing answers {self._prefix}{path} at {self.server_url}; {_NOT_THE_API}"
+            shown = str(message) if message is not None else raw[:200].decode("utf-8", "replace")
             raise RemoteEnvError(
-                f"{method} {path}: HTTP {response.status}: {message or raw[:200].decode('utf-8', 'replace')}",
-                status=response.status,
+                f"{method} {path}: HTTP {response.status}: {shown[:500]}", status=response.status
             )
-        if data is None and response.status != 204:
-            raise RemoteEnvError(f"{method} {path}: the server at {self.server_url} did not answer JSON")
+        if response.status == 204:
+            return None
+        if problem is not None or data is None:
+            start = raw[:60].decode("utf-8", "replace")
+            raise RemoteEnvError(
+                f"{method} {path}: the server at {self.server_url} answered HTTP {response.status} with a "
+                f"body that is not JSON ({start!r}...: {problem or 'empty'}); {_NOT_THE_API}"
+            )
+        if not isinstance(data, dict):
+            raise RemoteEnvError(
+                f"{method} {path}: the server at {self.server_url} answered a JSON "
+                f"{type(data).__name__}, not an object; {_NOT_THE_API}"
+            )
         return data
+
+    def _read(self, response: http.client.HTTPResponse, method: str, path: str) -> bytes:
+        """The body, unless it is larger than any answer of the API (then nothing more is read)."""
+        declared = response.getheader("Content-Length")
+        size = int(declared) if declared is not None and declared.isdigit() else None
+        raw = b"" if size is not None and size > MAX_RESPONSE_BYTES else response.read(MAX_RESPONSE_BYTES + 1)
+        if (size is not None and size > MAX_RESPONSE_BYTES) or len(raw) > MAX_RESPONSE_BYTES:
+            self.close()  # the rest is never read
+            shown = f"{size} bytes" if size is not None else "over that"
+            raise RemoteEnvError(
+                f"{method} {path}: the server at {self.server_url} answer is {shown}, more than the "
+                f"{MAX_RESPONSE_BYTES} a WebShop answer can be; {_NOT_THE_API}"
+            )
+        return raw
 
     def close(self) -> None:
         if self._connection is not None:
             self._connection.close()
             self._connection = None
+
+
+def _not_a_number(constant: str) -> Any:
+    raise ValueError(f"{constant} is not a JSON number")
+
+
+def _without_credentials(url: str) -> str:
+    parsed = urllib.parse.urlsplit(url)
+    return parsed._replace(netloc=parsed.netloc.rsplit("@", 1)[-1]).geturl()
+
+
+def _field(answer: Any, name: str, method: str, path: str, server_url: str) -> Any:
+    """``answer[name]``, or a `RemoteEnvError` naming what the server left out."""
+    if not isinstance(answer, dict) or name not in answer:
+        raise RemoteEnvError(
+            f"{method} {path}: the answer of the server at {server_url} lacks {name!r}; {_NOT_THE_API}"
+        )
+    return answer[name]
 
 
 def _jsonable_action(action: Any) -> Any:
@@ -190,6 +272,7 @@ class RemoteWebShopEnv(gym.Env[str, str]):
         if render_mode not in (None, *self.metadata["render_modes"]):
             raise ValueError(f"render_mode={render_mode!r} is not one of None, 'ansi'")
         self.server_url = server_url or os.environ.get(SERVER_URL_ENV) or DEFAULT_SERVER_URL
+        self._url = _Hidden(self.server_url)  # with any credentials: for pickles, never shown
         self.timeout = timeout
         self.render_mode = render_mode
         self.arguments = {
@@ -204,15 +287,27 @@ class RemoteWebShopEnv(gym.Env[str, str]):
         }
         self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
-        self._client = _JsonClient(self.server_url, timeout)
+        self._client = _JsonClient(self._url.value, timeout)
         self.server_url = self._client.server_url  # without a trailing /api/v1
         self.env_id: str | None = None
         self._internals: dict[str, Any] | None = None
         self._attach(self._client.request("POST", f"{API_PREFIX}/envs", self.arguments))
 
     def _attach(self, created: dict[str, Any]) -> None:
-        self.env_id = created["env_id"]
+        env_id = _field(created, "env_id", "POST", f"{API_PREFIX}/envs", self.server_url)
+        if not isinstance(env_id, str):
+            raise RemoteEnvError(
+                f"the server at {self.server_url} gave an env id that is not a string; {_NOT_THE_API}"
+            )
+        self.env_id = env_id
         self._internals = None
+
+    def _shown_id(self) -> str:
+        """The env's id cut short: messages end up in logs, and the id is all it takes to act in it."""
+        return f"{self.env_id[:6]}…" if self.env_id else "(none)"
+
+    def _fields(self, answer: Any, path: str, *names: str) -> list[Any]:
+        return [_field(answer, name, "POST", path, self.server_url) for name in names]
 
     def _path(self, suffix: str = "") -> str:
         if self.env_id is None:
@@ -236,8 +331,8 @@ class RemoteWebShopEnv(gym.Env[str, str]):
                 if error.status != 404:
                     raise
                 warnings.warn(
-                    f"the server at {self.server_url} no longer has env {self.env_id} (it restarted, or the "
-                    "env idled past its --idle-timeout); reset made a new env there",
+                    f"the server at {self.server_url} no longer has env {self._shown_id()} (it restarted, or "
+                    "the env idled past its --idle-timeout); reset made a new env there",
                     RemoteEnvWarning,
                     stacklevel=2,
                 )
@@ -248,7 +343,8 @@ class RemoteWebShopEnv(gym.Env[str, str]):
                 raise ValueError(str(error)) from error
             raise
         self._internals = None
-        return answer["observation"], answer["info"]
+        observation, info = self._fields(answer, self._path("/reset"), "observation", "info")
+        return observation, info
 
     def step(self, action: str) -> tuple[str, float, bool, bool, dict]:
         try:
@@ -258,20 +354,17 @@ class RemoteWebShopEnv(gym.Env[str, str]):
                 raise gym.error.ResetNeeded(str(error)) from error
             if error.status == 404:
                 raise RemoteEnvError(
-                    f"the server at {self.server_url} no longer has env {self.env_id} (it restarted, or "
+                    f"the server at {self.server_url} no longer has env {self._shown_id()} (it restarted, or "
                     "the env idled past its --idle-timeout); call reset() to start a new episode in a "
                     "new env",
                     status=404,
                 ) from error
             raise
         self._internals = None
-        return (
-            answer["observation"],
-            float(answer["reward"]),
-            bool(answer["terminated"]),
-            bool(answer["truncated"]),
-            answer["info"],
+        observation, reward, terminated, truncated, info = self._fields(
+            answer, self._path("/step"), "observation", "reward", "terminated", "truncated", "info"
         )
+        return observation, float(reward), bool(terminated), bool(truncated), info
 
     def render(self) -> str | None:
         if self.render_mode != "ansi":
@@ -323,13 +416,13 @@ class RemoteWebShopEnv(gym.Env[str, str]):
                 if error.status != 404:
                     raise
                 warnings.warn(
-                    f"the server at {self.server_url} no longer has env {self.env_id}; the copy starts "
+                    f"the server at {self.server_url} no longer has env {self._shown_id()}; the copy starts "
                     "afresh (call reset())",
                     RemoteEnvWarning,
                     stacklevel=2,
                 )
         return {
-            "server_url": self.server_url,
+            "server_url": self._url.value,
             "timeout": self.timeout,
             "arguments": self.arguments,
             "episode": snapshot,
@@ -338,13 +431,14 @@ class RemoteWebShopEnv(gym.Env[str, str]):
         }
 
     def __setstate__(self, saved: dict[str, Any]) -> None:
-        self.server_url = saved["server_url"]
+        self._url = _Hidden(saved["server_url"])
         self.timeout = saved["timeout"]
         self.arguments = saved["arguments"]
         self.render_mode = self.arguments["render_mode"]  # type: ignore[assignment]
         self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
         self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
-        self._client = _JsonClient(self.server_url, self.timeout)
+        self._client = _JsonClient(self._url.value, self.timeout)
+        self.server_url = self._client.server_url
         self.env_id = None
         self._internals = None
         self._attach(self._client.request("POST", f"{API_PREFIX}/envs", self.arguments))
