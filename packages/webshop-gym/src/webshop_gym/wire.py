@@ -1,7 +1,9 @@
 """JSON forms of goals and page states: the HTTP API, its Gymnasium client and episode records.
 
 Round trips are exact: ``goal_from_json(goal_to_json(g)) == g`` and the same for page
-states, so a remote privileged policy sees the very objects a local one would.
+states, so a remote privileged policy sees the very objects a local one would. Reading
+JSON that is not such an object (a field missing, of another shape) raises ``ValueError``
+naming the field, never ``KeyError`` or ``TypeError`` from deep inside.
 
 Example:
     >>> from webshop_gym.shop import Page, PageState
@@ -13,6 +15,8 @@ Example:
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
 from typing import Any
 
 from webshop_gym.data.model import Goal
@@ -39,6 +43,12 @@ def goal_to_json(goal: Goal) -> dict[str, Any]:
 
 
 def goal_from_json(data: dict[str, Any]) -> Goal:
+    """The goal `goal_to_json` wrote; ``ValueError`` if ``data`` is not one."""
+    with _reading("a goal", data):
+        return _goal_from_json(data)
+
+
+def _goal_from_json(data: dict[str, Any]) -> Goal:
     options = tuple(tuple(o) if isinstance(o, list) else o for o in data["options"])
     return Goal(
         asin=data["asin"],
@@ -71,6 +81,12 @@ def state_to_json(state: PageState) -> dict[str, Any]:
 
 
 def state_from_json(data: dict[str, Any]) -> PageState:
+    """The page state `state_to_json` wrote; ``ValueError`` if ``data`` is not one."""
+    with _reading("a page state", data):
+        return _state_from_json(data)
+
+
+def _state_from_json(data: dict[str, Any]) -> PageState:
     return PageState(
         page=Page(data["page"]),
         instruction=data["instruction"],
@@ -83,3 +99,15 @@ def state_from_json(data: dict[str, Any]) -> PageState:
         visited=frozenset(data["visited"]),
         reward=data["reward"],
     )
+
+
+@contextmanager
+def _reading(what: str, data: Any) -> Iterator[None]:
+    if not isinstance(data, dict):
+        raise ValueError(f"{what} in JSON is an object, got {type(data).__name__}")
+    try:
+        yield
+    except KeyError as error:
+        raise ValueError(f"{what} in JSON lacks the field {error.args[0]!r}") from None
+    except (TypeError, ValueError) as error:
+        raise ValueError(f"{what} in JSON has a field of the wrong shape: {str(error)[:200]}") from None
