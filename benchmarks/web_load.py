@@ -77,6 +77,7 @@ def scripted_actions(
     first, info = env.reset(seed=session, options={"goal_index": goal_index})
     if as_served:
         first = landing_page(env, goal_index, "generated")
+    trail = [PageRecord.of(env, info, False, False)]  # the visit's pages so far, as the server keeps them
     actions, observations, rewards = [], [], []
     for t in range(steps):
         clicks = [a for a in info["available_actions"] if a.startswith("click[") and a != "click[buy now]"]
@@ -91,8 +92,9 @@ def scripted_actions(
             action = clicks[(session * 7 + t * 3) % len(clicks)] if clicks else "click[back to search]"
         observation, reward, terminated, truncated, info = env.step(action)
         if as_served:
-            record = PageRecord.of(env, info, terminated, truncated)
-            observation = visit_page(env, goal_index, record, "generated")
+            record = PageRecord.of(env, info, terminated, truncated, parent=len(trail) - 1, action=action)
+            trail.append(record)
+            observation = visit_page(env, goal_index, record, "generated", trail=trail)
         actions.append(action)
         observations.append(observation)
         rewards.append(reward)

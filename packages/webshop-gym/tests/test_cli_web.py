@@ -85,7 +85,8 @@ def test_serve_runs_waitress_until_stopped(tmp_path: Path) -> None:
         assert list(tmp_path.glob("web-*.jsonl")) == []  # opening a page starts no session
         search = urllib.parse.urlencode({"search_query": "red shoes"}).encode()
         with urllib.request.urlopen(f"http://127.0.0.1:{port}/?goal=0", data=search, timeout=10) as response:
-            assert "Total results" in response.read().decode()  # (urllib follows the 303)
+            page = response.read().decode()  # (urllib follows the 303)
+        assert "<title>Results for “red shoes” – WebShop</title>" in page
         assert len(list(tmp_path.glob("web-*.jsonl"))) == 1
         assert "WebShop on http://127.0.0.1" in messages.read_text()
         access = (tmp_path / "access.log").read_text().splitlines()
@@ -198,3 +199,19 @@ def test_replay_command_replays_branches_and_skips_a_torn_tail(tmp_path: Path, c
     assert "skipped a torn last line" in printed
     assert "episode 2 (episode 1 to step 1, then its own): goal 1, 2 steps" in printed
     assert "2 episodes replayed, 0 failed" in printed
+
+
+def test_serve_sets_the_limits_on_costly_actions(monkeypatch) -> None:
+    """Issue 40.3: --costly-actions-per-minute (0: none, e.g. behind a proxy) and --max-pages-per-visit."""
+    served = []
+    monkeypatch.setattr("webshop_gym.web.server.serve", lambda app, **kwargs: served.append(app))
+    quiet = ["--no-log", "--no-access-log"]
+    assert main(["serve", *quiet]) == 0
+    assert main(["serve", *quiet, "--costly-actions-per-minute", "0", "--max-pages-per-visit", "50"]) == 0
+    assert main(["serve", *quiet, "--costly-actions-per-minute", "7"]) == 0
+    configs = [app.extensions["webshop_gym"].config for app in served]
+    assert [(c.costly_actions_per_minute, c.max_pages_per_visit) for c in configs] == [
+        (120, 300),
+        (None, 50),
+        (7, 300),
+    ]
