@@ -789,3 +789,6 @@ def test_acting_on_a_finished_visit_says_so(app, client) -> None:
         assert soup.find("a", string="Start a new shopping session")["href"] == "/"
     assert session.recorder.path.read_bytes() == lines  # nothing was taken or recorded
     assert client.get(done).status_code == 200
+    # Looking at an earlier page (Back) says that nothing on it can be done any more.
+    assert "This session is over" in client.get(item).get_data(as_text=True)
+    assert "This session is over" not in client.get(done).get_data(as_text=True)

@@ -39,10 +39,8 @@ Numbers in requests and answers are finite: JSON has no NaN or Infinity.
 from __future__ import annotations
 
 import json
-import logging
 import math
 import pickle
-import re
 import threading
 from typing import Any
 
@@ -73,7 +71,6 @@ CREATE_FIELDS: dict[str, type | tuple[type, ...]] = {
 }
 MAX_SEED = 2**128
 MAX_MESSAGE_CHARS = 400  # of an error message; the rest of a long input is elided
-_SESSION_IN_PATH = re.compile(r"(/(?:s|api/v1/envs)/(?:[A-Za-z0-9]{1,16}\.)?[A-Za-z0-9_-]{6})[A-Za-z0-9_-]+")
 # Checking a client's env count and adding its env is one step (a client cannot slip past
 # its limit with parallel requests); creating envs is rare next to stepping them.
 _creating = threading.Lock()
@@ -101,26 +98,6 @@ def elided(message: str, limit: int = MAX_MESSAGE_CHARS) -> str:
 @api.errorhandler(_BadRequest)
 def _bad_request(error: _BadRequest) -> Response:
     return error_response(error.status, "Bad Request", str(error))
-
-
-class _CutSessionIds(logging.Filter):
-    """Cuts session ids in log messages to their first 6 characters (as the access log does).
-
-    Flask logs an unexpected error as ``Exception on <path> [<method>]``, and a path holds an
-    env's (or a visitor's) whole id: anyone who reads the log could act in that session.
-    """
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        message = record.getMessage()
-        cut = _SESSION_IN_PATH.sub(r"\1…", message)
-        if cut != message:
-            record.msg, record.args = cut, ()
-        return True
-
-
-@api.record_once
-def _cut_session_ids_in_the_apps_log(state: Any) -> None:
-    state.app.logger.addFilter(_CutSessionIds())
 
 
 def _answer(data: Any, status: int = 200) -> Response:
@@ -185,21 +162,6 @@ def _env_session(env_id: str) -> Session:
     return session
 
 
-def _envs_of(store: Any, owner: str | None) -> list[Session]:
-    """``owner``'s live (not idle-expired) envs in the store, least recently used first.
-
-    Reads the store's internals under its lock: `SessionStore` counts per owner but has no
-    public view of one owner's sessions yet.
-    """
-    with store._lock:
-        now = store._clock()
-        return [
-            session
-            for session in store._sessions.values()
-            if session.owner == owner and now - session.last_used < store.idle_timeout
-        ]
-
-
 def _add_env(env: Any, used: bool = False) -> Session:
     """Stores ``env`` for the requesting client, within its limit of envs (429 beyond).
 
@@ -210,7 +172,7 @@ def _add_env(env: Any, used: bool = False) -> Session:
     owner = request.remote_addr
     limit = server.config.envs_per_client
     with _creating:
-        held = _envs_of(server.api_envs, owner) if limit < server.config.max_sessions else []
+        held = server.api_envs.sessions_of(owner) if limit < server.config.max_sessions else []
         if len(held) >= limit:
             unused = [session for session in held if not session.used]
             if not unused:

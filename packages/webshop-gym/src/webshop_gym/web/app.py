@@ -150,6 +150,7 @@ def create_app(config: ServerConfig | None = None) -> Flask:
     app.extensions["webshop_gym.site"] = SiteState(RateLimiter(per_minute) if per_minute else None)
     app.register_blueprint(site)
     app.register_blueprint(api)
+    app.logger.addFilter(_CutSessionIds())
     app.before_request(_check_host)
     app.after_request(_add_security_headers)
     app.register_error_handler(HTTPException, _http_error)
@@ -265,6 +266,21 @@ def _costly_allowed() -> Response | None:
         return None
     wait = limiter.take(request.remote_addr or "-")
     return _too_often(wait) if wait > 0 else None
+
+
+class _CutSessionIds(logging.Filter):
+    """Cuts session ids in log messages to their first 6 characters (as the access log does).
+
+    Flask logs an unexpected error as ``Exception on <path> [<method>]``, and a path holds an
+    env's (or a visitor's) whole id: anyone who reads the log could act in that session.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        message = record.getMessage()
+        cut = _SESSION_IN_PATH.sub(r"\1…", message)
+        if cut != message:
+            record.msg, record.args = cut, ()
+        return True
 
 
 class AccessLog:
@@ -400,7 +416,7 @@ def current_page(session_id: str) -> Any:
 
 @site.get("/s/<session_id>/<int:number>/")
 def page(session_id: str, number: int) -> Response:
-    """Page ``number`` of the session (after ``number`` actions)."""
+    """Page ``number`` of the session (the ``number``-th page it made; page 0: the search page)."""
     found = _visit(session_id)
     if isinstance(found, Response):
         return found
@@ -409,6 +425,8 @@ def page(session_id: str, number: int) -> Response:
     with session.lock:
         if number >= len(visit.pages):
             return error_response(404, "Not Found", "This session has no such page (yet).")
+        # An earlier page of a finished visit looks live: it says that nothing on it can be done.
+        over = visit.ended and number != visit.ended_on
         html = visit_page(
             session.env,
             visit.goal_index,
@@ -416,7 +434,7 @@ def page(session_id: str, number: int) -> Response:
             server.config.product_images,
             trail=trail_to(visit.pages, number),  # the last action's control gets focus back
             audience=server.config.audience,
-            notice=request.args.get("notice", ""),
+            notice="visit-over" if over else request.args.get("notice", ""),
         )
     return _page(html)
 

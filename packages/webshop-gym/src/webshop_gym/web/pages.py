@@ -58,6 +58,8 @@ __all__ = [
 PEOPLE_NOTICES = {
     "empty-search": "Type a word or two to search for. (A search of only spaces does nothing and "
     "cost no action.)",
+    "visit-over": "This session is over: its pages are kept to look at, but nothing on them can be done. "
+    "Start a new session to shop again.",
 }
 
 # Colour names (of the reward's colour list) that a picture can show, as RGB.

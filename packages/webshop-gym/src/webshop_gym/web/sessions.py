@@ -297,6 +297,16 @@ class SessionStore:
                 self._sessions.move_to_end(session_id)
             return session
 
+    def sessions_of(self, owner: str | None) -> list[Session]:
+        """``owner``'s live (not idle-expired) sessions, least recently used first."""
+        with self._lock:
+            now = self._clock()
+            return [
+                session
+                for session in self._sessions.values()
+                if session.owner == owner and now - session.last_used < self.idle_timeout
+            ]
+
     def remove(self, session_id: str) -> bool:
         """Closes and forgets a session; False if there was none."""
         with self._lock:
