@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import json
 import socket
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 import pytest
 
 from webshop_gym.cli import main
+from webshop_gym.cli_web import add_serve_command
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.scripted import ExpertPolicy
 from webshop_gym.trajectories import TrajectoryRecorder
@@ -208,10 +210,22 @@ def test_serve_sets_the_limits_on_costly_actions(monkeypatch) -> None:
     quiet = ["--no-log", "--no-access-log"]
     assert main(["serve", *quiet]) == 0
     assert main(["serve", *quiet, "--costly-actions-per-minute", "0", "--max-pages-per-visit", "50"]) == 0
-    assert main(["serve", *quiet, "--costly-actions-per-minute", "7"]) == 0
+    assert main(["serve", *quiet, "--costly-actions-per-minute", "7", "--audience", "crowd"]) == 0
     configs = [app.extensions["webshop_gym"].config for app in served]
+    assert [c.audience for c in configs] == ["research", "research", "crowd"]
     assert [(c.costly_actions_per_minute, c.max_pages_per_visit) for c in configs] == [
         (120, 300),
         (None, 50),
         (7, 300),
     ]
+
+
+def test_serve_offers_the_configs_choices() -> None:
+    """The CLI spells the choices out (importing the config brings Flask); they must stay the config's."""
+    from webshop_gym.web.config import AUDIENCES, PRODUCT_IMAGES
+
+    parser = argparse.ArgumentParser()
+    serve = add_serve_command(parser.add_subparsers())
+    choices = {action.dest: action.choices for action in serve._actions}
+    assert tuple(choices["audience"]) == AUDIENCES
+    assert tuple(choices["product_images"]) == tuple(PRODUCT_IMAGES)

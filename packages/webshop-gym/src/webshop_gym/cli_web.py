@@ -39,6 +39,7 @@ PROTOCOLS = ("web", "openenv")
 # Options of the web shop that an OpenEnv server has no use for (given with it: an error).
 WEB_ONLY_OPTIONS = (
     "product_images",
+    "audience",
     "log_dir",
     "no_log",
     "log_api",
@@ -127,6 +128,12 @@ def add_serve_command(subparsers: argparse._SubParsersAction) -> argparse.Argume
         choices=("generated", "catalog"),
         default="generated",
         help="pictures drawn by the shop (offline), or the catalogue's image addresses",
+    )
+    parser.add_argument(
+        "--audience",
+        choices=("research", "crowd"),  # webshop_gym.web.config.AUDIENCES (not imported: it brings Flask)
+        default="research",
+        help="who the pages are for: crowd pages name no goal numbers or splits",
     )
     parser.add_argument(
         "--log-dir", type=Path, default=Path(DEFAULT_LOG_DIR), help="where visitor trajectories go"
@@ -469,6 +476,7 @@ def run_serve(args: argparse.Namespace) -> int:
         instance=args.instance,
         allowed_hosts=(*default_allowed_hosts(args.host), *(args.allowed_host or ())),
         product_images=args.product_images,
+        audience=args.audience,
     )
 
     def build(goals: GoalSource) -> Any:
