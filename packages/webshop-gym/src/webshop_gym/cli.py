@@ -2,7 +2,7 @@
 
 ::
 
-    webshop-gym data download [--set 1k|full|all] [--source DIR|URL]   # the official files
+    webshop-gym data download [--set 1k|full|all] [--source DIR|URL|hf:ORG/NAME]  # the official files
     webshop-gym data prepare  [--set 1k|full|all] | --from DIR [--out DIR]  # -> fast stores
     webshop-gym data status                                            # what is where
     webshop-gym data verify   [DIR...]                                 # check stores' checksums
@@ -58,14 +58,21 @@ def add_download_command(subparsers: argparse._SubParsersAction) -> argparse.Arg
         "download",
         help="fetch the official WebShop files (resumable, verified)",
         description=(
-            "Fetch the official WebShop data files (Yao et al. 2022) from Google Drive, or from --source. "
-            "Interrupted transfers resume; files are checked against their known sizes and checksums."
+            "Fetch the official WebShop data files (Yao et al. 2022) from Google Drive, or from --source: a "
+            "folder, a mirror URL, or a dataset on the Hugging Face Hub (hf:ORG/DATASET, through "
+            "huggingface_hub; HF_ENDPOINT and HF_TOKEN apply). Interrupted transfers resume; files are "
+            "checked against their known sizes and checksums (and, from the Hub, against the checksums the "
+            "Hub states)."
         ),
     )
     parser.add_argument("--set", choices=_SETS, default="all", help="which setting's files (default: all)")
     parser.add_argument("--dest", type=Path, default=None, help=f"where the files go (default: {raw_dir()})")
     parser.add_argument(
-        "--source", default=None, help="a folder that holds the files, or a mirror URL (fetches URL/<file>)"
+        "--source",
+        default=None,
+        help="a folder that holds the files, a mirror URL (fetches URL/<file>), or "
+        "hf:ORG/DATASET[@REVISION], a Hugging Face Hub dataset with the files at its top level "
+        '(pip install "webshop-gym[hf]")',
     )
     parser.add_argument("--retries", type=int, default=5, help="resumptions of a broken transfer (default 5)")
     parser.add_argument(
@@ -83,7 +90,8 @@ def run_download(args: argparse.Namespace) -> int:
 
     dest = args.dest or raw_dir()
     sets = _sets(args.set)
-    folder = Path(args.source).expanduser() if args.source and "://" not in args.source else None
+    remote = args.source is None or "://" in args.source or args.source.startswith("hf:")
+    folder = None if remote else Path(args.source).expanduser()
     for name in files_of(sets):
         spec = OFFICIAL_FILES[name]
         stand_in = STAND_INS.get(name)

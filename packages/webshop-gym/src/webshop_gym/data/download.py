@@ -13,7 +13,9 @@ documents; the SHA-256 of ``items_ins_v2_1000.json`` was computed from a copy of
 that size. The full files' sizes and checksums are not known here, so those files are
 checked when ``webshop-gym data prepare`` reads them (it rejects truncated or corrupt JSON,
 naming the file). ``--source DIR`` copies from a folder that already has the files;
-``--source URL`` fetches ``URL/<file name>`` from a mirror.
+``--source URL`` fetches ``URL/<file name>`` from a mirror; ``--source hf:<org>/<dataset>``
+fetches from a dataset on the Hugging Face Hub through ``huggingface_hub`` (`hub`), and
+checks each file against the checksum the Hub states for it as well.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from webshop_gym.data.hub import HubError, HubRepo, fetch, is_hub_source, matches_etag
+
 __all__ = [
     "DRIVE_URL",
     "OFFICIAL_FILES",
@@ -51,6 +55,7 @@ DRIVE_URL = "https://drive.usercontent.google.com/download"
 _BLOCK = 1 << 20
 _TIMEOUT_S = 60.0
 _USER_AGENT = "webshop-gym-downloader (+https://github.com/princeton-nlp/WebShop data)"
+_HUB_STAGING = ".hub-download"  # in the destination: the Hub client's files while a file arrives
 
 
 @dataclass(frozen=True)
@@ -325,12 +330,43 @@ def _is_verified(path: Path, spec: OfficialFile) -> bool:
     return spec.sha256 is None or _sha256(path) == spec.sha256
 
 
+def _from_hub(
+    spec: OfficialFile,
+    repo: HubRepo,
+    target: Path,
+    *,
+    progress: bool,
+    endpoint: str | None,
+    say: Callable[[str], None],
+) -> Path:
+    """Fetches ``spec`` from a Hub dataset; checks it against the Hub's checksum and the official one."""
+    staging = target.parent / _HUB_STAGING
+    say(f"fetching {spec.name} from {repo}")
+    try:
+        got = fetch(repo, spec.name, staging, progress=progress, endpoint=endpoint)
+        origin = f"{repo} (commit {got.commit[:12]})"
+        if matches_etag(got.path, got.etag) is False:
+            got.path.unlink()
+            raise ChecksumError(
+                f"{spec.name} from {origin} differs from the checksum the Hub states for it ({got.etag}): it "
+                "was damaged on the way and is deleted; run the command again"
+            )
+        _verify(got.path, spec, origin)
+        os.replace(got.path, target)
+    except HubError as error:
+        raise DownloadError(str(error)) from None
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)  # ours alone: the library's metadata and locks
+    return target
+
+
 def download_file(
     spec: OfficialFile,
     dest_dir: str | os.PathLike[str],
     *,
     source: str | None = None,
     drive_url: str = DRIVE_URL,
+    hub_endpoint: str | None = None,
     retries: int = 5,
     verify: bool = True,
     progress: bool = True,
@@ -341,10 +377,14 @@ def download_file(
     Args:
         spec: The file.
         dest_dir: Where it goes (created if missing).
-        source: None for Google Drive; a folder to copy from; or a mirror URL (the file is
-            fetched from ``source/<name>``).
+        source: None for Google Drive; a folder to copy from; a mirror URL (the file is
+            fetched from ``source/<name>``); or ``hf:<org>/<dataset>[@<revision>]``, a
+            dataset on the Hugging Face Hub (needs the ``hf`` extra).
         drive_url: Google Drive's download endpoint (tests point it at a local server).
-        retries: How often a dropped transfer is resumed before giving up.
+        hub_endpoint: The Hub's address for an ``hf:`` source (None: ``HF_ENDPOINT``, else
+            huggingface.co).
+        retries: How often a dropped transfer is resumed before giving up (Drive and
+            mirrors; huggingface_hub retries on its own).
         verify: Check the known size and SHA-256 (off: accept another version of the
             file, e.g. a rebuilt copy; transfers are still checked for completeness).
         progress: Show a progress bar.
@@ -355,11 +395,14 @@ def download_file(
 
     Raises:
         DownloadError: Offline, the host refused, or retries ran out (the partial file is
-            kept, so the next run resumes).
-        ChecksumError: The file is not the official one (it is deleted).
+            kept, so the next run resumes; from the Hub the file starts over).
+        ChecksumError: The file is not the official one, or not the one the Hub states
+            (it is deleted).
         FileNotFoundError: ``source`` is a folder without the file.
+        ValueError: ``source`` starts with ``hf:`` but names no dataset.
     """
     say = log or (lambda message: None)
+    hub_repo = HubRepo.parse(source) if source is not None and is_hub_source(source) else None
     if not verify:
         spec = dataclasses.replace(spec, size=None, sha256=None)
     dest = Path(dest_dir).expanduser()
@@ -368,6 +411,8 @@ def download_file(
     if _is_verified(target, spec):
         say(f"{target} is already there")
         return target
+    if hub_repo is not None:
+        return _from_hub(spec, hub_repo, target, progress=progress, endpoint=hub_endpoint, say=say)
     part = dest / f"{spec.name}.part"
 
     if source is not None and not urllib.parse.urlsplit(source).scheme.startswith("http"):
