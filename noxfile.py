@@ -122,12 +122,12 @@ def run_pytest(session: nox.Session, *paths: str) -> None:
 
 @nox.session(python="3.11", tags=["ci"])
 def tests(session: nox.Session) -> None:
-    """The fast suite: webshop-gym (with its web and rank-bm25 extras), shared-prompts, repository checks.
+    """The fast suite: webshop-gym (with its web, rank-bm25 and hf extras), shared-prompts, repository checks.
 
     No torch, Java or browser: a minute or two. The slower suites are `tests_agent`,
     `tests_benchmarks`, `tests_lucene` and `tests_browser`.
     """
-    install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25,web]", "-e", SHARED_PROMPTS, *TEST_TOOLS)
+    install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25,web,hf]", "-e", SHARED_PROMPTS, *TEST_TOOLS)
     install(session, "pyyaml>=6", "beautifulsoup4>=4.12")  # the release-workflow and HTML page tests
     # tests/ at the root: repository-level checks (import cycles, release workflow, build script).
     slow = (f"--ignore={LUCENE_TESTS}", f"--ignore={BROWSER_TESTS}")
