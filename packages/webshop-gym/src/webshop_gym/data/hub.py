@@ -14,9 +14,11 @@ Needs the ``hf`` extra (``pip install "webshop-gym[hf]"``).
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import re
 import sys
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -90,7 +92,8 @@ def matches_etag(path: Path, etag: str) -> bool | None:
 def _hub() -> Any:
     try:
         import huggingface_hub
-        import huggingface_hub.constants  # a lazy attribute of the package otherwise
+        import huggingface_hub.constants  # lazy attributes of the package otherwise
+        import huggingface_hub.utils
     except ImportError:
         raise HubError(
             'a Hub source needs huggingface_hub: pip install "webshop-gym[hf]" (or use another --source)'
@@ -131,7 +134,7 @@ def _explain(error: BaseException, repo: HubRepo, filename: str, endpoint: str) 
             f"{where} has no file {filename}: the dataset must hold the official files under their own names "
             "at its top level (or give another --source)"
         )
-    if constants.is_offline_mode():
+    if constants.HF_HUB_OFFLINE:
         return HubError(
             f"HF_HUB_OFFLINE is set, so {filename} cannot be fetched from {where}: unset it, or copy the "
             "files here and run `webshop-gym data download --source FOLDER`"
@@ -183,15 +186,15 @@ def fetch(
                 f"{endpoint} does not answer like the Hugging Face Hub (no X-Repo-Commit or ETag header for "
                 f"{filename}): check HF_ENDPOINT"
             )
-        path = hub.hf_hub_download(
-            repo.repo_id,
-            filename,
-            repo_type="dataset",
-            revision=meta.commit_hash,  # exactly the version the HEAD described
-            local_dir=staging,
-            endpoint=endpoint,
-            tqdm_class=None if progress else _silent_bar(),
-        )
+        with _progress_bars(hub, progress):
+            path = hub.hf_hub_download(
+                repo.repo_id,
+                filename,
+                repo_type="dataset",
+                revision=meta.commit_hash,  # exactly the version the HEAD described
+                local_dir=staging,
+                endpoint=endpoint,
+            )
     except HubError:
         raise
     except Exception as error:
@@ -201,12 +204,14 @@ def fetch(
     return HubFile(Path(path), meta.etag, meta.commit_hash)
 
 
-def _silent_bar() -> type:
-    from tqdm.auto import tqdm
-
-    class SilentBar(tqdm):  # type: ignore[misc,type-arg]
-        def __init__(self, *args: Any, **kwargs: Any) -> None:
-            kwargs["disable"] = True
-            super().__init__(*args, **kwargs)
-
-    return SilentBar
+@contextlib.contextmanager
+def _progress_bars(hub: Any, show: bool) -> Iterator[None]:
+    """The library's progress bars off while a quiet transfer runs (its switch is global)."""
+    if show or hub.utils.are_progress_bars_disabled():
+        yield
+        return
+    hub.utils.disable_progress_bars()
+    try:
+        yield
+    finally:
+        hub.utils.enable_progress_bars()
