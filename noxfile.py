@@ -197,6 +197,12 @@ def tests_integrations(session: nox.Session, framework: str) -> None:
         install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
         session.env.update(OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")  # GRPO on CPU, one thread
     install(session, "-e", f"{WEBSHOP_GYM}[{framework}]", *TEST_TOOLS)
+    if framework == "skyrl":
+        # skyrl-train's typed config (skyrl.train.config), which the tests hold the README's
+        # command against. skyrl's `skyrl-train` extra does not install here (flash-attn,
+        # vllm-router, nixl: GPU builds), so: the wheel alone, plus what its config imports.
+        install(session, "--no-deps", "skyrl==0.3.0")
+        install(session, "omegaconf>=2.3", "pyyaml>=6", "loguru>=0.7")
     name = "verl" if framework == "ray" else framework  # the ray extra's adapter: verl-agent's contract
     module, tests = f"{INTEGRATION_MODULES}/{name}.py", f"{INTEGRATION_TESTS}/test_{name}.py"
     session.run("pytest", "--doctest-modules", module, tests, *session.posargs)

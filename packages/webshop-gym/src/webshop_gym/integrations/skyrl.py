@@ -1,17 +1,22 @@
 """WebShop as a skyrl-gym text env, registered as ``"webshop"``.
 
 SkyRL (``pip install 'webshop-gym[skyrl]'``) makes one env per trajectory with
-``skyrl_gym.make("webshop", env_config=..., extras=row)``, where ``row`` holds the dataset row's
-fields other than ``prompt`` and ``env_class`` (plus the trainer's ``max_turns``). Importing this
-module registers the id; a SkyRL entry point imports it before training::
+``skyrl_gym.make(row["env_class"], env_config=..., extras=row)``, where ``row`` holds the dataset
+row's fields other than ``prompt`` and ``env_class``, plus the trainer's
+``generator.max_turns`` as ``max_turns``. `register_env` registers the id (importing this module
+does too); skyrl-train makes the envs in the Ray task of its entry point, so call it there.
 
-    import webshop_gym.integrations.skyrl  # registers "webshop" with skyrl_gym
+`goal_rows` writes the goals of a fixed split, in split order, as SkyRL's data: ``data_source``
+(``"webshop/<catalog>/<goals>/<split>"``: SkyRL's evaluation reports per data source),
+``prompt`` (the instruction and the action format), ``env_class``, the fields that name the goal
+(``catalog``, ``goals``, ``split``, ``goal_index``) and the env's settings
+(``observation_mode``, ``reward``, ``search_engine``, ``show_attributes``). The settings ride in
+the rows because skyrl-train's typed config takes no fields it does not define
+(``environment.skyrl_gym.webshop`` is refused); an ``env_config`` mapping still works where a
+trainer passes one, and a row's setting wins over it.
 
-A row names its goal with ``catalog``, ``goals``, ``split`` and ``goal_index`` (goal i of that
-fixed split); `goal_rows` writes them, in split order, with a ``prompt`` that gives the
-instruction and the action format. ``init(prompt)`` starts that goal's episode and adds its
-first page to the prompt's last user message. Each ``step(reply)`` reads one action from the
-model's reply and plays it:
+``init(prompt)`` starts the row's goal and adds its first page to the prompt's last user
+message. Each ``step(reply)`` reads one action from the model's reply and plays it:
 
 * the action is the text of the reply's last ``<action>...</action>``, or the whole reply when
   it has none, stripped: ``search[keywords]`` or ``click[button text]`` (`webshop_gym.actions`);
@@ -19,17 +24,14 @@ model's reply and plays it:
   shows the page again;
 * the reward is the env's (the WebShop reward at the purchase, else 0);
 * ``done`` when the model buys or after ``max_turns`` actions (the step limit; 15 when the row
-  has none), and then no further message.
-
-``env_config`` (SkyRL's ``skyrl_gym_cfg.webshop``) may set ``observation_mode``
-(``"text"`` or ``"text_rich"``), ``reward`` (the variant), ``search_engine`` and
-``show_attributes``, as `WebShopEnv` takes them.
+  has none), and then no further message. skyrl-train's ``generator.max_turns`` defaults to 1:
+  set it to the step limit (15), or every episode ends after one action.
 
 Example:
     >>> import skyrl_gym
     >>> rows = goal_rows("test")
     >>> extras = {key: value for key, value in rows[0].items() if key not in ("prompt", "env_class")}
-    >>> env = skyrl_gym.make(rows[0]["env_class"], env_config={}, extras=extras)
+    >>> env = skyrl_gym.make(rows[0]["env_class"], env_config={}, extras={**extras, "max_turns": 15})
     >>> prompt, metadata = env.init(rows[0]["prompt"])
     >>> prompt[-1]["content"].endswith("[SEP] Search"), metadata["page"]
     (True, 'search')
@@ -43,20 +45,27 @@ from __future__ import annotations
 import copy
 import re
 from collections.abc import Mapping
+from pathlib import Path
 from typing import Any
 
-import skyrl_gym
-from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput, ConversationType
-
 from webshop_gym.actions import GRAMMAR
-from webshop_gym.envs import GoalSource, Split, WebShopEnv
+from webshop_gym.envs import GoalSource, ObservationMode, RewardVariant, Split, WebShopEnv
+
+INSTALL = "pip install 'webshop-gym[skyrl]'"
+try:
+    import skyrl_gym
+    from skyrl_gym.envs.base_text_env import BaseTextEnv, BaseTextEnvStepOutput, ConversationType
+except ImportError as error:
+    raise ImportError(
+        f"webshop_gym.integrations.skyrl needs skyrl-gym, which is not installed: {INSTALL}"
+    ) from error
 
 __all__ = ["ENV_ID", "WebShopTextEnv", "goal_rows", "parse_reply", "register_env"]
 
 ENV_ID = "webshop"
 DEFAULT_MAX_TURNS = 15  # WebShop's step limit
-# What env_config may set, passed to WebShopEnv as they are.
-CONFIG_KEYS = ("observation_mode", "reward", "search_engine", "show_attributes")
+# The env's settings, from a row or env_config, passed to WebShopEnv as they are.
+SETTINGS = ("observation_mode", "reward", "search_engine", "show_attributes")
 _ACTION_TAG = re.compile(r"<action>(.*?)</action>", re.DOTALL)
 
 
@@ -80,9 +89,9 @@ class WebShopTextEnv(BaseTextEnv):
 
     Args:
         env_config: WebShop settings for every trajectory (``observation_mode``, ``reward``,
-            ``search_engine``, ``show_attributes``).
+            ``search_engine``, ``show_attributes``), where a trainer passes them.
         extras: The dataset row's other fields: ``catalog``, ``goals``, ``split``,
-            ``goal_index`` and SkyRL's ``max_turns``.
+            ``goal_index``, settings as in ``env_config`` (these win), SkyRL's ``max_turns``.
 
     Raises:
         ValueError: The row names no goal of a fixed split, or a setting is invalid.
@@ -91,10 +100,13 @@ class WebShopTextEnv(BaseTextEnv):
     def __init__(self, env_config: Mapping[str, Any] | None = None, extras: Mapping[str, Any] | None = None):
         super().__init__()
         config, row = dict(env_config or {}), dict(extras or {})
-        unknown = sorted(set(config) - set(CONFIG_KEYS) - {"env_class"})
+        unknown = sorted(set(config) - set(SETTINGS) - {"env_class"})
         if unknown:
-            raise ValueError(f"unknown WebShop env_config keys {unknown}; the keys are {list(CONFIG_KEYS)}")
-        if config.get("observation_mode") == "html":
+            raise ValueError(f"unknown WebShop env_config keys {unknown}; the keys are {list(SETTINGS)}")
+        settings = {
+            key: row[key] if key in row else config[key] for key in SETTINGS if key in row or key in config
+        }
+        if settings.get("observation_mode") == "html":
             raise ValueError("observation_mode='html' gives the model HTML pages; use 'text' or 'text_rich'")
         if row.get("split") is None or row.get("goal_index") is None:
             raise ValueError(
@@ -108,7 +120,7 @@ class WebShopTextEnv(BaseTextEnv):
             goals=row.get("goals", "human"),
             split=row["split"],
             max_steps=self.max_turns,
-            **{key: config[key] for key in CONFIG_KEYS if key in config},
+            **settings,
         )
         self.info: dict[str, Any] = {}
 
@@ -156,38 +168,69 @@ def _with_page(prompt: ConversationType, page: str) -> ConversationType:
 
 
 def goal_rows(
-    split: Split = "train", catalog: str = "mini", goals: GoalSource = "human"
+    split: Split = "train",
+    catalog: str = "mini",
+    goals: GoalSource = "human",
+    *,
+    observation_mode: ObservationMode = "text",
+    reward: RewardVariant = "original",
+    search_engine: str = "bm25",
+    show_attributes: bool = False,
 ) -> list[dict[str, Any]]:
-    """The goals of a fixed split as SkyRL dataset rows, in split order.
+    """The goals of a fixed split as SkyRL dataset rows, in split order, with the env's settings.
 
-    Each row: ``prompt`` (a user message with the instruction and the action format),
-    ``env_class`` (``"webshop"``) and the fields that name the goal: ``catalog``, ``goals``,
-    ``split``, ``goal_index``. Write them with ``pandas.DataFrame(rows).to_parquet(path)``.
+    Each row: ``data_source`` (``"webshop/<catalog>/<goals>/<split>"``, a folder catalogue by its
+    name), ``prompt`` (a user message with the instruction and the action format), ``env_class``
+    (``"webshop"``), the fields that name the goal (``catalog``, ``goals``, ``split``,
+    ``goal_index``) and the settings, as `WebShopEnv` takes them. Write them with
+    ``pyarrow.parquet.write_table(pyarrow.Table.from_pylist(rows), path)``.
 
     Example:
         >>> rows = goal_rows("test")
-        >>> len(rows), sorted(rows[0])
-        (100, ['catalog', 'env_class', 'goal_index', 'goals', 'prompt', 'split'])
+        >>> len(rows), rows[0]["data_source"], rows[0]["goal_index"], rows[0]["reward"]
+        (100, 'webshop/mini/human/test', 0, 'original')
         >>> print(rows[0]["prompt"][0]["content"].split("\\n\\n")[1])
         Act with one action per reply: search[keywords] or click[button text], in <action></action>.
     """
-    env = WebShopEnv(catalog=catalog, goals=goals, split=split)
+    if observation_mode == "html":
+        raise ValueError("observation_mode='html' gives the model HTML pages; use 'text' or 'text_rich'")
+    env = WebShopEnv(
+        catalog=catalog,
+        goals=goals,
+        split=split,
+        observation_mode=observation_mode,
+        reward=reward,
+        search_engine=search_engine,
+        show_attributes=show_attributes,
+    )  # checks the settings before any row is written
     how = f"Act with one action per reply: {GRAMMAR}, in <action></action>."
+    settings = dict(
+        observation_mode=observation_mode,
+        reward=reward,
+        search_engine=search_engine,
+        show_attributes=show_attributes,
+    )
     return [
         {
+            "data_source": f"{ENV_ID}/{Path(catalog).name}/{goals}/{split}",
             "prompt": [{"role": "user", "content": f"{env.goal_at(i).instruction_text}\n\n{how}"}],
             "env_class": ENV_ID,
             "catalog": catalog,
             "goals": goals,
             "split": split,
             "goal_index": i,
+            **settings,
         }
         for i in range(len(env.goal_indices))
     ]
 
 
 def register_env() -> None:
-    """Registers `WebShopTextEnv` with skyrl_gym as ``"webshop"`` (idempotent: safe to call again)."""
+    """Registers `WebShopTextEnv` with skyrl_gym as ``"webshop"`` (idempotent: safe to call again).
+
+    skyrl-train makes the envs in the Ray task of its entry point (``@ray.remote
+    skyrl_entrypoint``), a process of its own: call this there, before training.
+    """
     if ENV_ID not in skyrl_gym.registry:
         skyrl_gym.register(id=ENV_ID, entry_point="webshop_gym.integrations.skyrl:WebShopTextEnv")
 
