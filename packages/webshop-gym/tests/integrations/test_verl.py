@@ -2,16 +2,32 @@
 
 from __future__ import annotations
 
+import functools
+import gc
+import itertools
+import json
+import random
+import re
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
 
+import numpy as np
 import pytest
 import ray
 
 from webshop_gym.data.prepare import find_inputs, prepare_catalog
 from webshop_gym.envs import Split, WebShopEnv
-from webshop_gym.integrations.verl import WIN_REWARD, WebShopEnvs, build_webshop_envs, webshop_projection
+from webshop_gym.integrations.verl import (
+    WIN_REWARD,
+    WebShopEnvs,
+    build_webshop_envs,
+    build_webshop_envs_with_verl_agent_goals,
+    verl_agent_goal_order,
+    webshop_projection,
+)
 from webshop_gym.scripted import ExpertPolicy
 
 CPUS = 2
@@ -39,7 +55,8 @@ def store_1k(webshop_1k: Path, tmp_path_factory: pytest.TempPathFactory) -> Path
 
 
 def play_experts(envs: WebShopEnvs, env_kwargs: dict, split: Split) -> list[dict]:
-    """Steps the batch with the expert's actions, each from a local twin env on the same goal.
+    """Steps the batch with the expert's actions, each from a local twin env (``WebShopEnv(**env_kwargs,
+    split=split)``) on the same goal.
 
     Asserts, every step, that the batch returns what the twin returns; gives the final infos.
     """
@@ -183,8 +200,16 @@ def test_bad_arguments_say_what_to_do(webshop_1k: Path, local_ray: None) -> None
         build_webshop_envs(0, 1, 1, ACTOR, True, {"catalog": str(webshop_1k)})
     with pytest.raises(ValueError, match="is_train picks it"):
         build_webshop_envs(0, 1, 1, ACTOR, True, {"catalog": "mini", "split": "dev"})
-    with pytest.raises(ValueError, match="unknown env_kwargs 'num_products'"):
+    with pytest.raises(ValueError, match="unknown env_kwargs 'limit_goals'"):
+        build_webshop_envs(0, 1, 1, ACTOR, True, {"catalog": "mini", "limit_goals": 10})
+    with pytest.raises(ValueError, match="original env's num_products with webshop-gym's catalog"):
         build_webshop_envs(0, 1, 1, ACTOR, True, {"catalog": "mini", "num_products": None})
+    with pytest.raises(ValueError, match="not an official WebShop set"):
+        build_webshop_envs(0, 1, 1, ACTOR, True, {"file_path": "my_items.json", "attr_path": "my_attrs.json"})
+    with pytest.raises(ValueError, match="pass num_products=None"):
+        build_webshop_envs(0, 1, 1, ACTOR, True, {"num_products": 100})
+    with pytest.raises(ValueError, match="goal_protocol must be one of"):
+        build_webshop_envs(0, 1, 1, ACTOR, True, {"catalog": "mini"}, goal_protocol="paper")
     with pytest.raises(ValueError, match="group_n must be a positive int"):
         build_webshop_envs(0, 1, 0, ACTOR, True, {"catalog": "mini"})
     with pytest.raises(ValueError, match="max_steps must be a positive int"):  # raised in the actor
@@ -199,3 +224,218 @@ def test_starts_a_local_ray_when_none_runs() -> None:
         assert ray.is_initialized()
         assert envs.reset()[1][0]["page"] == "search"
     ray.shutdown()
+
+
+# -- verl-agent's own set-up ------------------------------------------------------------------
+
+PRICE_TEXT = re.compile(r", and price lower than \d+\.\d\d dollars$")
+
+
+def verl_agent_goal_list(folder: Path, worker_seed: int) -> list[tuple[str, tuple, str]]:
+    """One verl-agent worker's synthetic goal list, built from the raw files as verl-agent documents it.
+
+    Its vendored WebShop loads ``items_shuffle_1000.json`` in file order, skipping asins that are
+    'nan', longer than 10 characters or seen before; option names are lower-cased and option
+    values stripped, lower-cased, '/' read as ' | '. Each product with a templated instruction in
+    ``items_ins_v2_1000.json`` gives one goal per combination of its option values (names sorted,
+    the last varying fastest), its text the instruction, ' with name: value, and ...' and a price
+    text (left out here: its price limits come from the worker's random state). The worker then
+    calls ``random.seed(worker_seed)`` and ``random.shuffle`` on the list.
+
+    Returns:
+        ``(asin, ((name, value), ...), text without the price)`` per place of the list.
+    """
+    goals = list(verl_agent_build_order(folder))
+    shuffler = random.Random()
+    shuffler.seed(worker_seed)  # what random.seed does to the module's generator
+    shuffler.shuffle(goals)
+    return goals
+
+
+@functools.cache
+def verl_agent_build_order(folder: Path) -> tuple[tuple[str, tuple, str], ...]:
+    products = json.loads((folder / "items_shuffle_1000.json").read_text())
+    attributes = json.loads((folder / "items_ins_v2_1000.json").read_text())
+    goals, seen = [], set()
+    for product in products:
+        asin = product["asin"]
+        if asin == "nan" or len(asin) > 10 or asin in seen:
+            continue
+        seen.add(asin)
+        instruction = attributes[asin].get("instruction")
+        if instruction is None:
+            continue
+        options = {
+            name.lower(): [value["value"].strip().replace("/", " | ").lower() for value in values]
+            for name, values in (product["customization_options"] or {}).items()
+            if values is not None
+        }
+        names = sorted(options)
+        for combination in itertools.product(*(options[name] for name in names)):
+            chosen = tuple(zip(names, combination, strict=True))
+            option_text = ", and ".join(f"{name}: {value}" for name, value in chosen)
+            goals.append((asin, chosen, instruction + (f" with {option_text}" if option_text else "")))
+    return tuple(goals)
+
+
+def played(goal) -> tuple[str, tuple, str]:  # type: ignore[no-untyped-def]
+    """A webshop-gym goal as `verl_agent_goal_list` lists it."""
+    return goal.asin, tuple(goal.goal_options), PRICE_TEXT.sub("", goal.instruction_text)
+
+
+@pytest.fixture(scope="module")
+def goals_1k(store_1k: Path) -> tuple:
+    return WebShopEnv(catalog=str(store_1k), goals="synthetic", split="all").all_goals
+
+
+def test_verl_agent_goal_order_is_verl_agents_list_goal_by_goal(webshop_1k: Path, goals_1k: tuple) -> None:
+    assert len(goals_1k) == 6910
+    for worker_seed in (0, 7, 1000, 1127):  # train workers are seed + group, test ones seed + 1000 + env
+        order = verl_agent_goal_order("synthetic", len(goals_1k), "webshop-1k", worker_seed)
+        expected = verl_agent_goal_list(webshop_1k, worker_seed)
+        assert [played(goals_1k[i]) for i in order] == expected
+
+
+def test_verl_agent_train_and_test_goals_overlap_as_warned(goals_1k: tuple) -> None:
+    # verl-agent's run_webshop.sh: env.seed=0, 16 train goals per batch, 128 test envs (seed 1000 + i).
+    def places(worker_seed: int, chosen: slice) -> set[int]:
+        return set(
+            verl_agent_goal_order("synthetic", len(goals_1k), "webshop-1k", worker_seed)[chosen].tolist()
+        )
+
+    trained = set().union(*(places(group, slice(500, None)) for group in range(16)))
+    tested = set().union(*(places(1000 + env, slice(0, 500)) for env in range(128)))
+    assert tested <= trained  # every goal it may test on, it may have trained on
+    paper_test, paper_dev = set(range(500)), set(range(500, 1500))  # webshop-gym's splits of these goals
+    one_list = places(0, slice(500, None))
+    assert len(one_list & paper_test) > 400 and len(one_list & paper_dev) > 800
+
+
+def verl_agent_env_kwargs(folder: Path) -> dict:
+    """What verl-agent's make_envs passes with env.webshop.use_small=True, human_goals=False."""
+    return {
+        "observation_mode": "text",
+        "num_products": None,
+        "human_goals": False,
+        "file_path": str(folder / "items_shuffle_1000.json"),
+        "attr_path": str(folder / "items_ins_v2_1000.json"),
+    }
+
+
+@pytest.fixture
+def data_dir_with_1k(store_1k: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """`webshop-gym data prepare --set 1k` done: catalog="1k" reads the prepared store."""
+    assert store_1k.name == "webshop-1k"
+    monkeypatch.setenv("WEBSHOP_GYM_DATA", str(store_1k.parent))
+
+
+def test_verl_agent_protocol_plays_verl_agents_goal_in_every_env(
+    webshop_1k: Path, goals_1k: tuple, data_dir_with_1k: None, local_ray: None
+) -> None:
+    env_kwargs = verl_agent_env_kwargs(webshop_1k)
+    for seed, env_num, group_n, is_train in ((0, 3, 2, True), (1000, 3, 1, False)):
+        with pytest.warns(UserWarning, match="not leak-free"):
+            envs = build_webshop_envs_with_verl_agent_goals(
+                seed=seed, env_num=env_num, group_n=group_n, is_train=is_train,
+                env_kwargs=env_kwargs, resources_per_worker=ACTOR, envs_per_actor=3,
+            )  # fmt: skip
+        # verl-agent's draws: numpy's RandomState(seed) picks env_num places per reset, one per group.
+        rng = np.random.RandomState(seed)
+        places = range(500, 6910) if is_train else range(500)
+        with envs:
+            for _ in range(2):
+                drawn = np.repeat(rng.choice(places, size=env_num, replace=False), group_n)
+                _, infos = envs.reset()
+                for i, info in enumerate(infos):
+                    expected = verl_agent_goal_list(webshop_1k, seed + i // group_n)[drawn[i]]
+                    goal = goals_1k[info["goal_index"]]
+                    assert played(goal) == expected and info["instruction"] == goal.instruction_text
+
+
+def manager_tasks(observations: list[str], infos: list[dict], tasks: list[str] | None = None) -> list[str]:
+    """What verl-agent's WebshopEnvironmentManager reads, checked as it reads it.
+
+    On reset (``tasks`` None) its ``extract_task`` splits each observation at ' [SEP] ', requires
+    the second part to be 'Instruction:' and takes the third as the task; on every page its
+    ``format_obs`` looks the task up among the parts and shows what follows it; its
+    ``format_avail_actions`` refuses keys other than has_search_bar and clickables.
+    """
+    if tasks is None:
+        parts = [observation.split(" [SEP] ") for observation in observations]
+        assert all(p[1] == "Instruction:" for p in parts)
+        tasks = [p[2] for p in parts]
+    for observation, info, task in zip(observations, infos, tasks, strict=True):
+        assert task in observation.split(" [SEP] ") and task == info["instruction"]
+        assert set(info["available_actions"]) == {"has_search_bar", "clickables"}
+    return tasks
+
+
+def test_verl_agent_make_envs_runs_with_its_own_arguments(
+    webshop_1k: Path, store_1k: Path, data_dir_with_1k: None, local_ray: None
+) -> None:
+    env_kwargs = verl_agent_env_kwargs(webshop_1k)
+    resources = {"num_cpus": 0.1, "num_gpus": 0}  # OmegaConf.to_container(config.env.resources_per_worker)
+    twin_kwargs = {"catalog": str(store_1k), "goals": "synthetic"}
+    # make_envs's two calls, as it makes them: keywords, resources_per_worker last.
+    with (
+        build_webshop_envs(seed=0, env_num=2, group_n=2, is_train=True, env_kwargs=env_kwargs,
+                           resources_per_worker=resources, envs_per_actor=4) as train,
+        build_webshop_envs(seed=1000, env_num=2, group_n=1, is_train=False, env_kwargs=env_kwargs,
+                           resources_per_worker=resources, envs_per_actor=2) as val,
+    ):  # fmt: skip
+        final = play_experts(train, twin_kwargs, "train")
+        assert sum(info["won"] for info in final) >= 2
+        observations, infos = val.reset()
+        tasks = manager_tasks(observations, infos)
+        answers = [f"<think>look</think><action>search[{task}]</action>" for task in tasks]
+        actions, valids = webshop_projection(answers)
+        observations, rewards, dones, infos = val.step(actions)
+        manager_tasks(observations, infos, tasks)
+        assert valids == [1, 1] and rewards == [0.0, 0.0] and dones == [False, False]
+        assert [info["page"] for info in infos] == ["results", "results"]
+        test_goals = WebShopEnv(**twin_kwargs, split="test")
+        assert [info["instruction"] for info in infos] == [
+            test_goals.goal_at(info["goal_index"]).instruction_text for info in infos
+        ]
+
+
+def test_earlier_verl_agent_calls_without_resources_per_worker(
+    webshop_1k: Path, data_dir_with_1k: None, local_ray: None
+) -> None:
+    env_kwargs = verl_agent_env_kwargs(webshop_1k)
+    with (
+        build_webshop_envs(seed=0, env_num=1, group_n=1, is_train=True, env_kwargs=env_kwargs) as by_name,
+        build_webshop_envs(0, 1, 1, False, env_kwargs) as by_place,
+        build_webshop_envs(0, 1, 1, False) as by_place_no_kwargs,
+    ):
+        assert (by_name.split, by_place.split, by_place_no_kwargs.split) == ("train", "test", "test")
+        assert by_place.reset()[1] == by_place_no_kwargs.reset()[1]  # None: verl-agent's set-up, the same
+        assert by_name.goal_source == by_place.goal_source == "synthetic"
+    with pytest.raises(ValueError, match="a bool fourth argument is is_train"):
+        build_webshop_envs(0, 1, 1, False, env_kwargs, env_kwargs)
+
+
+def test_verl_agent_files_without_a_store_name_the_command(
+    webshop_1k: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, local_ray: None
+) -> None:
+    monkeypatch.setenv("WEBSHOP_GYM_DATA", str(tmp_path))  # nothing prepared there
+    command = f"`webshop-gym data prepare --from {webshop_1k} --out {tmp_path / 'webshop-1k'}`"
+    with pytest.raises(FileNotFoundError, match=re.escape(command)):
+        build_webshop_envs(0, 1, 1, ACTOR, True, verl_agent_env_kwargs(webshop_1k))
+
+
+def test_dropping_the_batch_kills_its_actors(local_ray: None) -> None:
+    assert wait_for_cpus(CPUS)
+    envs = build_webshop_envs(0, 2, 2, {"num_cpus": 0.5}, True, {"catalog": "mini"}, envs_per_actor=2)
+    envs.reset()
+    assert wait_for_cpus(CPUS - 1.0)
+    del envs
+    gc.collect()
+    assert wait_for_cpus(CPUS)
+
+
+def test_import_without_ray_names_the_extra() -> None:
+    code = "import sys; sys.modules['ray'] = None; import webshop_gym.integrations.verl"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
+    assert result.returncode == 1
+    assert "pip install 'webshop-gym[ray]'" in result.stderr

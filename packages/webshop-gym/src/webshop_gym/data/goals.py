@@ -41,6 +41,7 @@ __all__ = [
     "PRICE_LIMITS",
     "Goal",
     "build_goals",
+    "build_order_positions",
     "goal_positions",
     "goal_split",
     "paper_positions",
@@ -195,6 +196,32 @@ def paper_positions(n_goals: int, catalog_name: str) -> list[int]:
     if catalog_name == "mini" or n_goals > PAPER_HUMAN_GOALS:
         return list(_shuffle_positions(n_goals))
     return list(_shuffle_positions(PAPER_HUMAN_GOALS)[:n_goals])
+
+
+def build_order_positions(source: GoalSource, n_goals: int, catalog_name: str) -> Sequence[int]:
+    """The number (`Goal.position`) of each goal in the order the original builds them.
+
+    The original builds its goal list (products in file order, each product's goals in
+    order) and then shuffles it; `build_goals` lists goals by number. Build-order goal ``b``
+    has number ``build_order_positions(...)[b]``: for synthetic goals its place in the
+    ``random.seed(233)`` shuffle, for human goals `paper_positions`. Frameworks that shuffle
+    the build order their own way (verl-agent) map their goals to ours through this.
+
+    Args:
+        source: ``"human"`` or ``"synthetic"``.
+        n_goals: How many goals of that source the catalogue has (``len(build_goals(...))``).
+        catalog_name: The catalogue's name (`BaseCatalog.name`).
+
+    >>> build_order_positions("synthetic", 6910, "webshop-1k")[:3]
+    (352, 1303, 4154)
+    >>> build_order_positions("human", 13, "webshop-1k")[:3]
+    [4999, 3621, 4517]
+    """
+    if source == "human":
+        return paper_positions(n_goals, catalog_name)
+    if source == "synthetic":
+        return _shuffle_positions(n_goals)
+    raise ValueError(f"goal source must be 'human' or 'synthetic', got {source!r}")
 
 
 def _human_goals(catalog: BaseCatalog, prices: Mapping[str, float]) -> list[Goal]:
