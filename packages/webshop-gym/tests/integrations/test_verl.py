@@ -439,3 +439,15 @@ def test_import_without_ray_names_the_extra() -> None:
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False)
     assert result.returncode == 1
     assert "pip install 'webshop-gym[ray]'" in result.stderr
+
+
+README = Path(__file__).resolve().parents[2] / "README.md"
+
+
+def test_readme_section_runs_as_written(data_dir_with_1k: None, capsys: pytest.CaptureFixture[str]) -> None:
+    section = README.read_text(encoding="utf-8").split("### verl-agent (Ray)\n", 1)[1].split("\n### ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    ray.shutdown()  # the snippet starts its own
+    exec(compile(code.group(1), str(README), "exec"), {})
+    assert capsys.readouterr().out == "['back to search', 'next >', 'b09nd8p2qr'] 0.0 False 0.0\n"
