@@ -332,6 +332,19 @@ def bench_original_pool(session: nox.Session) -> None:
 
 
 @nox.session(python="3.11")
+def verl_agent(session: nox.Session) -> None:
+    """verl-agent's own make_envs and WebShop env manager on webshop-gym, only its import changed.
+
+    Needs a checkout of verl-agent (`git clone https://github.com/langfengQ/verl-agent`) and the 1k
+    store: `nox -s verl_agent -- --verl-agent /path/to/verl-agent [--goal-protocol verl-agent]`
+    (packages/webshop-gym/examples/verl_agent_make_envs.py; the checkout is read, never changed).
+    """
+    install(session, "torch==2.13.0")  # verl-agent's env manager imports torch (and omegaconf)
+    install(session, "-e", f"{WEBSHOP_GYM}[ray]", "omegaconf>=2.3")
+    session.run("python", f"{WEBSHOP_GYM}/examples/verl_agent_make_envs.py", *session.posargs)
+
+
+@nox.session(python="3.11")
 def train_sb3(session: nox.Session) -> None:
     """Trains the MaskablePPO baseline on the mini catalogue (<= 18 min) into benchmarks/results/sb3."""
     install_benchmarks(session)
