@@ -110,6 +110,8 @@ VLLM_TESTS = (f"{APO_AGENT}/tests/test_vllm.py", "benchmarks/tests/test_llm_vllm
 INTEGRATIONS = ("openenv", "trl", "skyrl", "ray")
 INTEGRATION_MODULES = f"{WEBSHOP_GYM}/src/webshop_gym/integrations"
 INTEGRATION_TESTS = f"{WEBSHOP_GYM}/tests/integrations"
+# The OpenEnv environment package (webshop_env), in OpenEnv's layout.
+OPENENV_ENV = f"{WEBSHOP_GYM}/openenv/webshop_env"
 
 
 def run_pytest(session: nox.Session, *paths: str) -> None:
@@ -204,8 +206,21 @@ def tests_integrations(session: nox.Session, framework: str) -> None:
         install(session, "--no-deps", "skyrl==0.3.0")
         install(session, "omegaconf>=2.3", "pyyaml>=6", "loguru>=0.7")
     name = "verl" if framework == "ray" else framework  # the ray extra's adapter: verl-agent's contract
-    module, tests = f"{INTEGRATION_MODULES}/{name}.py", f"{INTEGRATION_TESTS}/test_{name}.py"
-    session.run("pytest", "--doctest-modules", module, tests, *session.posargs)
+    module, tests = f"{INTEGRATION_MODULES}/{name}.py", [f"{INTEGRATION_TESTS}/test_{name}.py"]
+    if framework == "openenv":
+        # The webshop_env package (OpenEnv's layout; AutoEnv finds installed openenv-* packages),
+        # and uv, which the tests run on its lock as the image does.
+        install(session, "--no-deps", OPENENV_ENV, "uv>=0.5")
+        tests += [f"{INTEGRATION_TESTS}/test_openenv_limits.py", f"{INTEGRATION_TESTS}/test_openenv_env.py"]
+    session.run("pytest", "--doctest-modules", module, *tests, *session.posargs)
+
+
+@nox.session(python="3.11")
+def openenv_env(session: nox.Session) -> None:
+    """The OpenEnv env folder ready for `openenv build` / `openenv push`: webshop-gym copied into its
+    vendor/ (the image's source of it until it is on PyPI), then `uv lock` there."""
+    install(session, "uv>=0.5")
+    session.run("python", f"{WEBSHOP_GYM}/openenv/prepare.py", "--lock", *session.posargs)
 
 
 @nox.session(python="3.11")

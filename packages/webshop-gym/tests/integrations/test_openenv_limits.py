@@ -154,7 +154,7 @@ def test_a_dropped_connection_says_what_to_do() -> None:
         ({"split": "holdout"}, "split must be one of train, dev, test, all, got 'holdout'"),
         ({"goal_index": 10**6}, "goal_index must be an int in [0, "),
         ({"goal_index": "3"}, "goal_index"),
-        ({"goal": 3}, "reset takes seed, episode_id, goal_index and split, not goal"),
+        ({"goal": 3}, "reset takes seed, episode_id, goal_index, split, catalog and goals, not goal"),
         ({"split": "x" * 5000}, "(5002 characters)"),
     ],
 )

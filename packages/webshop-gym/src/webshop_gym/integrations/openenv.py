@@ -32,6 +32,13 @@ openenv-core runs each plain-HTTP ``/reset`` and ``/step`` on a fresh env that i
 the call, so episodes go through the client (the WebSocket); a ``/step`` with no episode says so
 in ``action_error``, and a ``/reset`` with a bad argument is answered 400 with the reason.
 
+Every session is also an MCP environment (openenv-core's ``MCPEnvironment``): the tools
+``search(query)`` and ``click(button)`` play one step of its episode and answer the page as
+text (`tool_text`); ``WebShopClient.list_tools`` and ``call_tool`` reach them over the session's
+WebSocket, JSON-RPC at ``/mcp`` too. `WebShopServerToolEnv` is TRL's ``environment_factory`` over
+a server. The OpenEnv env package (``webshop_env``: OpenEnv's layout, found by ``AutoEnv``) is
+``packages/webshop-gym/openenv/webshop_env``.
+
 What one client can cost the server is bounded (`create_webshop_app`): live sessions in all
 (64 by default) and per client address (half of them by default); a session whose client
 sends nothing for ``idle_timeout`` seconds (300 by default) is closed, WebSocket and all, with
@@ -65,9 +72,12 @@ from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
 from fastapi import FastAPI
+from fastmcp import FastMCP
 from openenv.core import EnvClient
 from openenv.core.client_types import StepResult
-from openenv.core.env_server import Action, ConcurrencyConfig, Environment, Observation, State, create_app
+from openenv.core.env_server import Action, ConcurrencyConfig, Observation, State, create_app
+from openenv.core.env_server.mcp_environment import MCPEnvironment
+from openenv.core.env_server.mcp_types import Tool
 from openenv.core.env_server.types import EnvironmentMetadata
 from pydantic import Field
 from starlette.requests import Request
@@ -76,6 +86,7 @@ from websockets.asyncio.client import ClientConnection
 from websockets.exceptions import ConnectionClosed
 
 from webshop_gym import __version__
+from webshop_gym.actions import click_action, search_action
 from webshop_gym.envs import (
     MAX_ACTION_CHARS,
     SPLITS,
@@ -94,6 +105,7 @@ __all__ = [
     "WebShopClient",
     "WebShopEnvironment",
     "WebShopObservation",
+    "WebShopServerToolEnv",
     "WebShopState",
     "create_webshop_app",
 ]
@@ -118,6 +130,7 @@ CLOSED = (
     "this WebShop session is closed (it was idle longer than the server's session timeout, or the "
     "server is stopping): connect a new client"
 )
+ENDED = "The episode has ended: no more actions are taken."
 # The info keys the observation carries as fields of their own; the rest stay in ``info``.
 _OWN_FIELDS = ("available_actions", "action_error")
 
@@ -159,12 +172,15 @@ class WebShopObservation(Observation):
 
 
 class WebShopState(State):
-    """The session's episode: its split and goal, and the page it is on (``None`` before a reset)."""
+    """The session's episode: its split and goal, the page it is on (``None`` before a reset), its
+    return so far and whether it is over (what an MCP client, whose tools return pages, reads)."""
 
     split: str | None = None
     goal_index: int | None = None
     instruction: str | None = None
     page: str | None = None
+    episode_return: float = 0.0
+    done: bool = False
 
 
 @dataclasses.dataclass(frozen=True)
@@ -192,27 +208,60 @@ class SessionConfig:
         return WebShopEnv(**arguments)
 
 
-class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopState]):
+class WebShopEnvironment(MCPEnvironment):
     """One session of WebShop for openenv-core's server: an env per split it plays.
 
+    Actions come two ways, on the same episode: as typed steps (`WebShopAction`, answered with a
+    `WebShopObservation`), and as the MCP tools ``search(query)`` and ``click(button)``
+    (openenv-core's ``MCPEnvironment``: JSON-RPC ``tools/list`` and ``tools/call`` at ``/mcp`` and
+    over the session's WebSocket), whose result is the page as text (see `tool_text`). A reset
+    starts the episode either way.
+
     Every env of the server shares the catalogue, goals and search index (read-only). On a
-    server, resets and steps run on ``executor``, the pool every session shares (openenv-core's
-    server calls the async methods); the session's own setup and close are trivial and share
-    one thread (``REQUIRES_SINGLE_THREAD_EXECUTOR``), so sessions cost no thread each.
+    server, resets, steps and tool calls run on ``executor``, the pool every session shares
+    (openenv-core's server calls the async methods); the session's own setup and close are
+    trivial and share one thread (``REQUIRES_SINGLE_THREAD_EXECUTOR``), so sessions cost no
+    thread each.
     """
 
     SUPPORTS_CONCURRENT_SESSIONS = True
     REQUIRES_SINGLE_THREAD_EXECUTOR = True
 
     def __init__(self, config: SessionConfig = SessionConfig(), executor: Executor | None = None) -> None:
-        super().__init__()
+        super().__init__(self._tools())
         self.config = config
         self._executor = executor
         self._envs: dict[str, WebShopEnv] = {}  # made at the first reset of each split
         self._env: WebShopEnv | None = None
         self._split: str | None = None
         self._episode_id: str | None = None
+        self._return = 0.0
+        self._done = False
         self._closed = False
+
+    def _tools(self) -> FastMCP:
+        """The MCP tools of this session: one env step each, the page (as `tool_text`) as the result."""
+        tools = FastMCP("webshop")
+
+        @tools.tool
+        async def search(query: str) -> str:
+            """Searches the shop, from a page with a search bar.
+
+            Args:
+                query: The keywords to search for, e.g. "red running shoes size 9".
+            """
+            return await self._play_tool(search_action(query))
+
+        @tools.tool
+        async def click(button: str) -> str:
+            """Clicks a button of the current page: a product id, an option, a tab, "< Prev", "Buy Now".
+
+            Args:
+                button: The button's text as the page shows it, e.g. "Buy Now" or a product id.
+            """
+            return await self._play_tool(click_action(button))
+
+        return tools
 
     def reset(
         self,
@@ -220,17 +269,34 @@ class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopS
         episode_id: str | None = None,
         goal_index: int | None = None,
         split: str | None = None,
+        catalog: str | None = None,
+        goals: str | None = None,
         **unknown: Any,
     ) -> WebShopObservation:
-        """Starts an episode on goal ``goal_index`` of ``split`` (see the module docstring)."""
+        """Starts an episode on goal ``goal_index`` of ``split`` (see the module docstring).
+
+        ``catalog`` and ``goals``, when given, must be the server's: a client that names the goal
+        of another catalogue is told so instead of playing a different goal.
+        """
         self._check_open()
         if unknown:
             names = _elided(", ".join(sorted(unknown)))
-            raise BadResetError(f"reset takes seed, episode_id, goal_index and split, not {names}")
+            raise BadResetError(
+                f"reset takes seed, episode_id, goal_index, split, catalog and goals, not {names}"
+            )
         if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool) or seed < 0):
             raise BadResetError(f"seed must be a non-negative int or None, got {_shown(seed)}")
         if episode_id is not None and not isinstance(episode_id, str):
             raise BadResetError(f"episode_id must be a string or None, got {_shown(episode_id)}")
+        for name, value, served in (
+            ("catalog", catalog, self.config.catalog),
+            ("goals", goals, self.config.goals),
+        ):
+            if value is not None and value != served:
+                raise BadResetError(
+                    f"this server plays {name} {served!r}, not {_shown(value)}: connect to a server started "
+                    f"with --{name} {_elided(str(value))}, or leave {name} out"
+                )
         split = self.config.split if split is None else split
         if not isinstance(split, str) or split not in SPLITS:
             raise BadResetError(f"split must be one of {', '.join(SPLITS)}, got {_shown(split)}")
@@ -245,17 +311,38 @@ class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopS
             raise BadResetError(str(error)) from None
         self._env, self._split = env, split
         self._episode_id = episode_id if episode_id is not None else str(uuid.uuid4())
+        self._return, self._done = 0.0, False
         return _observation(text, None, False, False, info)
 
-    def step(
-        self, action: WebShopAction, timeout_s: float | None = None, **kwargs: Any
-    ) -> WebShopObservation:
-        """Plays one action; an invalid action changes nothing and says why in ``action_error``."""
+    def _step_impl(self, action: Action, timeout_s: float | None = None, **kwargs: Any) -> WebShopObservation:
+        """Plays one typed action; an invalid action changes nothing and says why in ``action_error``."""
         self._check_open()
         if self._env is None:
             return WebShopObservation(action_error=NO_EPISODE)
-        text, reward, terminated, truncated, info = self._env.step(action.action)
+        if not isinstance(action, WebShopAction):
+            raise TypeError(f"a WebShop step takes a WebShopAction, got {type(action).__name__}")
+        text, reward, terminated, truncated, info = self._play(action.action)
         return _observation(text, reward, terminated, truncated, info)
+
+    def _play(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        assert self._env is not None
+        text, reward, terminated, truncated, info = self._env.step(action)
+        self._return += reward
+        self._done = terminated or truncated
+        return text, reward, terminated, truncated, info
+
+    def _play_tool_now(self, action: str) -> str:
+        self._check_open()
+        if self._env is None:
+            return NO_EPISODE
+        if self._done:
+            return ENDED
+        text, _, _, truncated, info = self._play(action)
+        return tool_text(text, info, truncated)
+
+    async def _play_tool(self, action: str) -> str:
+        call = functools.partial(self._play_tool_now, action)
+        return await asyncio.get_running_loop().run_in_executor(self._executor, call)
 
     async def reset_async(
         self,
@@ -263,16 +350,18 @@ class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopS
         episode_id: str | None = None,
         goal_index: int | None = None,
         split: str | None = None,
+        catalog: str | None = None,
+        goals: str | None = None,
         **unknown: Any,
     ) -> WebShopObservation:
         """`reset`, on the shared pool of worker threads."""
-        call = functools.partial(self.reset, seed, episode_id, goal_index, split, **unknown)
+        call = functools.partial(self.reset, seed, episode_id, goal_index, split, catalog, goals, **unknown)
         return await asyncio.get_running_loop().run_in_executor(self._executor, call)
 
-    async def step_async(
-        self, action: WebShopAction, timeout_s: float | None = None, **kwargs: Any
-    ) -> WebShopObservation:
-        """`step`, on the shared pool of worker threads."""
+    async def step_async(self, action: Action, timeout_s: float | None = None, **kwargs: Any) -> Observation:
+        """`step`, on the shared pool of worker threads (MCP actions go to the tools)."""
+        if not isinstance(action, WebShopAction):
+            return await super().step_async(action, timeout_s=timeout_s, **kwargs)
         call = functools.partial(self.step, action, timeout_s, **kwargs)
         return await asyncio.get_running_loop().run_in_executor(self._executor, call)
 
@@ -288,6 +377,8 @@ class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopS
             goal_index=env.goal_index,
             instruction=env.goal.instruction_text,
             page=env.state.page.value,
+            episode_return=self._return,
+            done=self._done,
         )
 
     def get_metadata(self) -> EnvironmentMetadata:
@@ -295,7 +386,8 @@ class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopS
             name="WebShop",
             description=(
                 f"WebShop (Yao et al. 2022) over catalogue {self.config.catalog!r}: find and buy the product "
-                "an instruction asks for with search[...] and click[...] actions; the original WebShop reward"
+                "an instruction asks for with search[...] and click[...] actions (or the MCP tools search "
+                "and click); the original WebShop reward"
             ),
             version=__version__,
             documentation_url="https://github.com/webshop-gym/webshop-gym/tree/main/packages/webshop-gym#openenv",
@@ -308,10 +400,25 @@ class WebShopEnvironment(Environment[WebShopAction, WebShopObservation, WebShopS
             env.close()
         self._envs.clear()
         self._env = None
+        super().close()
 
     def _check_open(self) -> None:
         if self._closed:
             raise RuntimeError(CLOSED)
+
+
+def tool_text(text: str, info: dict[str, Any], truncated: bool) -> str:
+    """What a tool call answers after one step: the page, after why the action was invalid (if it
+    was), and a last line when the step used the episode's last action.
+
+    The same text as `webshop_gym.integrations.trl.WebShopToolEnv`'s tools, so a model sees the
+    same conversation locally, through MCP and through `WebShopServerToolEnv`.
+    """
+    if info["action_error"]:
+        text = f"{info['action_error']}\n\n{text}"
+    if truncated:
+        text += f"\n\nNo actions left. {ENDED}"
+    return text
 
 
 def _elided(text: str, limit: int = 80) -> str:
@@ -400,7 +507,8 @@ _Send = Callable[[_Message], Awaitable[None]]
 
 
 class _SessionGuard:
-    """ASGI middleware over ``/ws``: sessions per client address, and a close for silent ones.
+    """ASGI middleware over the session WebSockets (``/ws``, ``/mcp``): sessions per client
+    address, and a close for silent ones.
 
     openenv-core's server counts sessions in all and reaps idle ones every ``max(timeout / 4,
     5)`` seconds while leaving their WebSockets open; this closes a WebSocket whose client has
@@ -421,7 +529,7 @@ class _SessionGuard:
         self.per_client: dict[str, int] = {}
 
     async def __call__(self, scope: _Scope, receive: _Receive, send: _Send) -> None:
-        if scope["type"] != "websocket" or scope.get("path") != "/ws":
+        if scope["type"] != "websocket" or scope.get("path") not in ("/ws", "/mcp"):
             await self.app(scope, receive, send)
             return
         client = str((scope.get("client") or ("unknown",))[0])
@@ -506,6 +614,7 @@ class WebShopClient(EnvClient[WebShopAction, WebShopObservation, WebShopState]):
             max_message_size_mb=max_message_size_mb,
             **kwargs,
         )
+        self._mcp_id = 0
 
     async def disconnect(self) -> None:
         """Ends the session and waits until the server has closed it, so its slot is free on return.
@@ -539,6 +648,36 @@ class WebShopClient(EnvClient[WebShopAction, WebShopObservation, WebShopState]):
             self._ws = None
             raise SessionClosedError(_closed_message(self._ws_url, error)) from None
 
+    async def list_tools(self) -> list[Tool]:
+        """The session's MCP tools (``search``, ``click``), as MCP's ``tools/list`` describes them."""
+        result = await self._mcp("tools/list", {})
+        return [
+            Tool(
+                name=tool["name"],
+                description=tool.get("description") or "",
+                input_schema=tool.get("inputSchema", tool.get("input_schema", {})),
+            )
+            for tool in result["tools"]
+        ]
+
+    async def call_tool(self, name: str, **arguments: Any) -> str:
+        """Calls an MCP tool on this session's episode (``call_tool("search", query="red shoes")``);
+        returns its result, the page as text. The episode's return is then in ``state()``."""
+        result = await self._mcp("tools/call", {"name": name, "arguments": arguments})
+        if result.get("is_error") or result.get("isError"):
+            texts = [part.get("text", "") for part in result.get("content", [])]
+            raise RuntimeError(f"tool {name!r} failed: {' '.join(texts) or 'no reason given'}")
+        return str(result["data"])
+
+    async def _mcp(self, method: str, params: dict[str, Any]) -> dict[str, Any]:
+        """One JSON-RPC request of MCP over the session's WebSocket (openenv-core's ``mcp`` message)."""
+        self._mcp_id += 1
+        request = {"jsonrpc": "2.0", "method": method, "params": params, "id": self._mcp_id}
+        answer = (await self._send_and_receive({"type": "mcp", "data": request})).get("data", {})
+        if answer.get("error"):
+            raise RuntimeError(f"MCP {method} failed: {answer['error'].get('message', answer['error'])}")
+        return dict(answer["result"])
+
     def _step_payload(self, action: WebShopAction) -> dict[str, Any]:
         return {"action": action.action}
 
@@ -565,3 +704,90 @@ def _closed_message(url: str, error: ConnectionClosed) -> str:
         f"the connection to the WebShop server at {url} is closed ({why}); its episode is gone: call "
         "reset() to connect again and start a new episode"
     )
+
+
+class WebShopServerToolEnv:
+    """TRL's ``environment_factory`` over a WebShop OpenEnv server: tools ``search`` and ``click``.
+
+    The server-side twin of `webshop_gym.integrations.trl.WebShopToolEnv`: the same ``reset(**row)``
+    (rows from its ``goal_dataset``), the same tools and the same text back (`tool_text`), and
+    ``get_reward()``, TRL's reward hook (the episode's return; also in ``reward``, beside
+    ``done``); but every rollout plays on the server at ``base_url``
+    through a `WebShopClient` session (its own env there), so the trainer's processes load no
+    catalogue. ``functools.partial(WebShopServerToolEnv, base_url=...)`` is a factory for
+    another server.
+
+    Args:
+        base_url: The server (``webshop-gym serve --protocol openenv`` or the ``webshop_env`` image).
+    """
+
+    def __init__(self, base_url: str = "http://127.0.0.1:8000") -> None:
+        self.base_url = base_url
+        self.reward = 0.0
+        self.done = False
+        self.info: dict[str, Any] = {}
+        self._client: Any = None  # openenv-core's SyncEnvClient over a WebShopClient, from the first reset
+
+    def reset(
+        self,
+        catalog: str | None = None,
+        goals: str | None = None,
+        split: str | None = None,
+        goal_index: int | None = None,
+        **row: Any,
+    ) -> str:
+        """Starts the episode of the row's goal on the server; returns its first page, after a blank line.
+
+        TRL passes the whole dataset row; columns other than the goal's (``prompt``, ...) are
+        ignored. The server refuses a row of another catalogue or goal source (``RuntimeError``).
+
+        Raises:
+            ValueError: The row does not name a goal of a fixed split (build it with ``goal_dataset``).
+        """
+        if split is None or goal_index is None:
+            raise ValueError(
+                "a row must name its goal with 'split' and 'goal_index' (and 'catalog', 'goals'); build the "
+                f"dataset with webshop_gym.integrations.trl.goal_dataset(), got columns {sorted(row)}"
+            )
+        if self._client is None:
+            self._client = WebShopClient(base_url=self.base_url).sync()
+        result = self._client.reset(split=split, goal_index=goal_index, catalog=catalog, goals=goals)
+        self.reward, self.done, self.info = 0.0, False, result.observation.info
+        return "\n\n" + result.observation.text
+
+    def get_reward(self) -> float:
+        """The episode's return: the WebShop reward of the purchase, 0 without one (TRL's reward hook)."""
+        return self.reward
+
+    def search(self, query: str) -> str:
+        """Searches the shop, from a page with a search bar.
+
+        Args:
+            query: The keywords to search for, e.g. "red running shoes size 9".
+
+        Returns:
+            The first page of results, or why the search did nothing.
+        """
+        return self._act(search_action(query))
+
+    def click(self, button: str) -> str:
+        """Clicks a button of the current page: a product id, an option, a tab, "Next >", "< Prev", "Buy Now".
+
+        Args:
+            button: The button's text as the page shows it, e.g. "Buy Now" or a product id.
+
+        Returns:
+            The page the click leads to, or why the click did nothing.
+        """
+        return self._act(click_action(button))
+
+    def _act(self, action: str) -> str:
+        if self._client is None:
+            raise RuntimeError("call reset(**row) before the tools")
+        if self.done:
+            return ENDED
+        observation = self._client.step(WebShopAction(action=action)).observation
+        self.reward += observation.reward or 0.0
+        self.done = observation.done
+        self.info = observation.info
+        return tool_text(observation.text, {"action_error": observation.action_error}, observation.truncated)

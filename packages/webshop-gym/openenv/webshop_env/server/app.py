@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import argparse
 
-from webshop_gym.integrations.openenv import SessionConfig, create_webshop_app
+from .webshop_environment import SessionConfig, create_webshop_app
 
 app = create_webshop_app(SessionConfig(catalog="mini", split="test"))
 
