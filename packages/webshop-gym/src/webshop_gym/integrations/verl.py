@@ -338,7 +338,7 @@ class WebShopEnvs:
             ray.init()
         counts = _shard_sizes(env_num * group_n, envs_per_actor)
         remote = _RemoteShard.options(**(resources_per_worker or {}))
-        self._actors = [remote.remote() for _ in counts]
+        self._actors: list[Any] = [remote.remote() for _ in counts]
         # Kills the actors when the batch is closed or garbage-collected, whichever comes first.
         self._finalizer = weakref.finalize(self, _kill_actors, self._actors)
         self._finalizer.atexit = False  # at exit Ray ends the driver's actors itself
