@@ -245,3 +245,11 @@ def test_a_server_of_another_catalogue_plays_its_own_goals() -> None:
     with pytest.raises(BadResetError, match="this server plays goals 'synthetic', not 'human'"):
         session.reset(goals="human", goal_index=0)
     assert session.reset(goals="synthetic", goal_index=0).info["goal_index"] == 0
+
+
+def test_an_import_without_the_extra_says_what_to_install() -> None:
+    blocked = "import sys; sys.modules['openenv'] = None; import webshop_gym.integrations.openenv"
+    imported = subprocess.run([sys.executable, "-c", blocked], capture_output=True, text=True, timeout=120)
+    assert imported.returncode == 1
+    expected = "runs on openenv-core, and openenv.core is not installed: pip install 'webshop-gym[openenv]'"
+    assert expected in imported.stderr

@@ -71,19 +71,25 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from concurrent.futures import Executor, ThreadPoolExecutor
 from typing import Any
 
-from fastapi import FastAPI
-from fastmcp import FastMCP
-from openenv.core import EnvClient
-from openenv.core.client_types import StepResult
-from openenv.core.env_server import Action, ConcurrencyConfig, Observation, State, create_app
-from openenv.core.env_server.mcp_environment import MCPEnvironment
-from openenv.core.env_server.mcp_types import Tool
-from openenv.core.env_server.types import EnvironmentMetadata
-from pydantic import Field
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from websockets.asyncio.client import ClientConnection
-from websockets.exceptions import ConnectionClosed
+try:
+    from fastapi import FastAPI
+    from fastmcp import FastMCP
+    from openenv.core import EnvClient
+    from openenv.core.client_types import StepResult
+    from openenv.core.env_server import Action, ConcurrencyConfig, Observation, State, create_app
+    from openenv.core.env_server.mcp_environment import MCPEnvironment
+    from openenv.core.env_server.mcp_types import Tool
+    from openenv.core.env_server.types import EnvironmentMetadata
+    from pydantic import Field
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from websockets.asyncio.client import ClientConnection
+    from websockets.exceptions import ConnectionClosed
+except ImportError as missing:  # openenv-core (with fastapi, fastmcp, websockets) is the extra's
+    raise ImportError(
+        f"webshop_gym.integrations.openenv runs on openenv-core, and {missing.name} is not installed: "
+        "pip install 'webshop-gym[openenv]'"
+    ) from missing
 
 from webshop_gym import __version__
 from webshop_gym.actions import click_action, search_action
