@@ -1,22 +1,26 @@
 """`webshop_gym.integrations.trl` against TRL itself: the tools step the env, GRPOTrainer trains on it.
 
-The GRPO run uses a model built here, offline: a byte-level BPE tokenizer trained on the
-episode's text with TRL's own Qwen2.5 chat template (so TRL parses its tool calls), and a
-tiny random Qwen2 taught by 100 supervised steps to play one goal in two ways:
-buy the first result, or give up after the search. Sampling then mixes the two, so the
-rewards of a group differ and GRPO has a gradient.
+The GRPO runs (with a dataset; without one, the README's snippet) use a model built here,
+offline: a byte-level BPE tokenizer trained on the episode's text with TRL's own Qwen2.5 chat
+template (so TRL parses its tool calls), and a tiny random Qwen2 taught by 100 supervised steps
+to play one goal in two ways: buy the first result, or give up after the search. Sampling then
+mixes the two, so the rewards of a group differ and GRPO has a gradient.
 """
 
 from __future__ import annotations
 
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pytest
 
 from webshop_gym import WebShopEnv
 from webshop_gym.actions import clicked_product, parse_action
-from webshop_gym.integrations.trl import WebShopToolEnv, goal_dataset, webshop_reward
+from webshop_gym.integrations.trl import GoalSampler, WebShopToolEnv, goal_dataset
 from webshop_gym.scripted import ExpertPolicy, RulePolicy
 
 
@@ -48,7 +52,7 @@ def test_tools_step_the_env_as_step_does(policy_kind: str) -> None:
             total += reward
             done = terminated or truncated
         assert tools.done and tools.info == info
-        assert webshop_reward(environments=[tools]) == [total] == [tools.reward]
+        assert tools.get_reward() == total == tools.reward
         if policy_kind == "expert":
             assert total == 1.0
 
@@ -77,14 +81,57 @@ def test_reset_starts_over_and_checks_the_row() -> None:
     assert first.endswith(" [SEP] Search") and not tools.done and tools.reward == 0.0
     with pytest.raises(ValueError, match="build the dataset with goal_dataset"):
         tools.reset(prompt=[{"role": "user", "content": "buy shoes"}])
+    with pytest.raises(ValueError, match="build the dataset with goal_dataset"):
+        tools.reset(split="test", prompt=[])  # a row without its goal_index is not drawn from a sampler
     with pytest.raises(ValueError, match="goal_index must be an int in"):
         tools.reset(split="test", goal_index=100)
     with pytest.raises(ValueError, match="split='val' is not one of"):
         tools.reset(split="val", goal_index=0)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="use 'text' or 'text_rich'"):
         WebShopToolEnv(observation_mode="html")
-    with pytest.raises(ValueError, match="pass environment_factory=WebShopToolEnv"):
-        webshop_reward(prompts=["..."], completions=["..."])
+    with pytest.raises(ValueError, match="num_generations must be a positive int"):
+        GoalSampler("train", num_generations=0)
+
+
+# TRL's row when there is no dataset.
+EMPTY_ROW: dict[str, Any] = {"prompt": [{"role": "user", "content": ""}]}
+
+
+def test_sampler_gives_each_group_one_goal() -> None:
+    """Envs sharing a sampler, reset in TRL's order, play one goal per group; the prompt is theirs."""
+    sampler = GoalSampler("train", num_generations=3, seed=7)
+    envs = [WebShopToolEnv(max_steps=4, goal_sampler=sampler) for _ in range(6)]  # two groups a batch
+    reference = WebShopEnv(split="train", max_steps=4)
+    order = list(np.random.default_rng([7, 0]).permutation(len(reference.goal_indices)))
+    for batch in range(2):
+        prompts = [env.reset(**EMPTY_ROW) for env in envs]
+        for rank, (env, prompt) in enumerate(zip(envs, prompts, strict=True)):
+            goal_index = int(order[2 * batch + rank // 3])
+            observation, info = reference.reset(options={"goal_index": goal_index})
+            assert env.info == info and env.env is not None and env.env.steps == 0
+            assert prompt == f"{reference.goal_at(goal_index).instruction_text}\n\n{observation}"
+    assert sampler.resets == 12
+    # A row that names its goal is played as it is, and draws nothing.
+    assert envs[0].reset(split="test", goal_index=0).startswith("\n\nWebShop [SEP]") and sampler.resets == 12
+
+
+def test_sampler_walks_through_the_split_before_repeating() -> None:
+    sampler = GoalSampler("test", num_generations=1, seed=0)
+    first = [sampler.next_goal(goal_count=100) for _ in range(100)]
+    second = [sampler.next_goal(goal_count=100) for _ in range(100)]
+    assert sorted(first) == sorted(second) == list(range(100)) and first != second
+    again = GoalSampler("test", num_generations=1, seed=0)
+    assert [again.next_goal(goal_count=100) for _ in range(100)] == first  # seeded
+    other = GoalSampler("test", num_generations=1, seed=1)
+    assert [other.next_goal(goal_count=100) for _ in range(100)] != first
+
+
+def test_import_without_trl_names_the_extra() -> None:
+    code = "import sys; sys.modules['trl'] = None; import webshop_gym.integrations.trl"
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert result.returncode == 1
+    assert "ImportError: webshop_gym.integrations.trl is an adapter for TRL" in result.stderr
+    assert "pip install 'webshop-gym[trl]'" in result.stderr
 
 
 def test_goal_dataset_follows_the_fixed_split() -> None:
@@ -108,6 +155,7 @@ def test_goal_dataset_follows_the_fixed_split() -> None:
 # -- GRPOTrainer, for real ---------------------------------------------------------------------
 
 
+README = Path(__file__).resolve().parents[2] / "README.md"
 GOAL: dict[str, Any] = {"catalog": "mini", "goals": "human", "split": "test", "goal_index": 0}
 GAVE_UP = "Nothing here fits."
 BOUGHT = "Bought."
@@ -189,7 +237,7 @@ def build_tool_calling_model(conversations: list[list[dict[str, Any]]], tools: l
         num_hidden_layers=2,
         num_attention_heads=4,
         num_key_value_heads=2,
-        max_position_embeddings=4096,
+        max_position_embeddings=16384,  # the README's snippet: max_completion_length=8192
         tie_word_embeddings=True,
         pad_token_id=tokenizer.pad_token_id,
         eos_token_id=tokenizer.eos_token_id,
@@ -231,26 +279,41 @@ def build_tool_calling_model(conversations: list[list[dict[str, Any]]], tools: l
     return model, tokenizer
 
 
-@pytest.mark.filterwarnings("ignore:You are using 'environment_factory'")  # "experimental" in TRL 1.x
-def test_grpo_trainer_plays_webshop_through_the_tools(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def taught() -> tuple[Any, Any, float, list[str]]:
+    """The tiny model taught the two demonstrations, its tokenizer, the purchase's reward and actions."""
     import torch
-    from trl import GRPOConfig, GRPOTrainer
 
     torch.set_num_threads(1)
     conversations, bought_reward, buy_actions = demonstrations()
     probe = WebShopToolEnv()
     model, tokenizer = build_tool_calling_model(conversations, tools=[probe.click, probe.search])
+    return model, tokenizer, bought_reward, buy_actions
+
+
+@pytest.mark.filterwarnings("ignore:You are using 'environment_factory'")  # "experimental" in TRL 1.x
+def test_grpo_trainer_plays_webshop_through_the_tools(
+    tmp_path: Path, taught: tuple[Any, Any, float, list[str]]
+) -> None:
+    """Rows of goal_dataset, the reward from get_reward alone (no reward_funcs)."""
+    import copy
+
+    import torch
+    from trl import GRPOConfig, GRPOTrainer
+
+    taught_model, tokenizer, bought_reward, buy_actions = taught
+    model = copy.deepcopy(taught_model)
     before = {name: p.detach().clone() for name, p in model.named_parameters()}
 
-    # What each rollout's env saw when TRL asked for the rewards.
+    # What each rollout's env held when TRL asked it for its reward.
     scored: list[dict[str, Any]] = []
 
-    def reward_from_env(environments: list[WebShopToolEnv], **kwargs: Any) -> list[float]:
-        rewards = webshop_reward(environments=environments, **kwargs)
-        for env, reward in zip(environments, rewards, strict=True):
-            assert env.env is not None
-            scored.append({"reward": reward, "steps": env.env.steps, "info": dict(env.info)})
-        return rewards
+    class ScoredToolEnv(WebShopToolEnv):
+        def get_reward(self) -> float:
+            reward = super().get_reward()
+            assert self.env is not None
+            scored.append({"reward": reward, "steps": self.env.steps, "info": dict(self.info)})
+            return reward
 
     dataset = goal_dataset("test").select([GOAL["goal_index"]])
     args = GRPOConfig(
@@ -270,11 +333,10 @@ def test_grpo_trainer_plays_webshop_through_the_tools(tmp_path: Path) -> None:
     )
     trainer = GRPOTrainer(
         model=model,
-        reward_funcs=reward_from_env,
         args=args,
         train_dataset=dataset,
         processing_class=tokenizer,
-        environment_factory=WebShopToolEnv,
+        environment_factory=ScoredToolEnv,
     )
     trainer.train()
 
@@ -290,6 +352,7 @@ def test_grpo_trainer_plays_webshop_through_the_tools(tmp_path: Path) -> None:
     bought = [s for s in scored if s["info"].get("purchased_asin")]
     assert 0 < len(bought) < len(scored)
     for s in scored:
+        assert s["info"]["goal_index"] == GOAL["goal_index"]
         if s["info"].get("purchased_asin"):
             assert s["steps"] >= len(buy_actions) and s["reward"] == bought_reward
             assert s["info"]["purchased_asin"] == purchase[4]["purchased_asin"]
@@ -297,6 +360,54 @@ def test_grpo_trainer_plays_webshop_through_the_tools(tmp_path: Path) -> None:
             assert s["reward"] == 0.0
     for entry, group in zip(logged, (scored[:8], scored[8:]), strict=True):
         assert entry["tools/call_frequency"] > 0
-        assert entry["rewards/reward_from_env/mean"] == pytest.approx(sum(s["reward"] for s in group) / 8)
+        # The env's reward is logged under its class's name, and is the only reward.
+        assert entry["rewards/ScoredToolEnv/mean"] == pytest.approx(sum(s["reward"] for s in group) / 8)
+        assert entry["reward"] == pytest.approx(entry["rewards/ScoredToolEnv/mean"])
     after = dict(model.named_parameters())
     assert any(not torch.equal(before[name], after[name].detach()) for name in before)
+
+
+@pytest.mark.filterwarnings("ignore:You are using 'environment_factory'")
+def test_the_readmes_trl_snippet_trains_without_a_dataset(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, taught: tuple[Any, Any, float, list[str]]
+) -> None:
+    """The README's snippet as written, but for the model (the tiny one, saved), two steps and short turns.
+
+    The tiny model has only learnt one test goal; on train goals it may ramble to the length
+    limit, so the test shortens completions and tool turns to keep CPU time to minutes.
+    """
+    import copy
+
+    taught_model, tokenizer, _, _ = taught
+    model_folder = tmp_path / "tiny-tool-model"
+    copy.deepcopy(taught_model).save_pretrained(model_folder)
+    tokenizer.save_pretrained(model_folder)
+    section = README.read_text(encoding="utf-8").split("### TRL", 1)[1].split("\n### ", 1)[0]
+    code = re.search(r"```python\n(.*?)```", section, re.S)
+    assert code is not None
+    snippet = code.group(1)
+    swaps = {
+        '"Qwen/Qwen3-0.6B"': repr(str(model_folder)),
+        "max_steps=200": "max_steps=2",
+        "max_completion_length=8192": "max_completion_length=512",
+        "max_tool_calling_iterations=15": "max_tool_calling_iterations=3",
+    }
+    for old, new in swaps.items():
+        assert snippet.count(old) == 1, old
+        snippet = snippet.replace(old, new)
+    monkeypatch.chdir(tmp_path)  # the trainer's output folder
+    namespace: dict[str, Any] = {}
+    exec(compile(snippet, str(README), "exec"), namespace)
+
+    trainer = namespace["trainer"]
+    assert trainer.state.global_step == 2
+    # No reward_funcs: the env's get_reward is the one reward, named after its class.
+    assert trainer.reward_func_names == ["WebShopToolEnv"]
+    # Each step drew one train goal for its group of 8; the envs hold the second step's.
+    envs = trainer.environments
+    assert len(envs) == 8 and all(isinstance(env, WebShopToolEnv) for env in envs)
+    sampler = envs[0].goal_sampler
+    assert sampler is not None and all(env.goal_sampler is sampler for env in envs) and sampler.resets == 16
+    expected = GoalSampler("train", num_generations=8)
+    draws = [expected.next_goal(len(WebShopEnv(split="train").goal_indices)) for _ in range(16)]
+    assert [env.info["goal_index"] for env in envs] == draws[8:] and draws[0] != draws[8]

@@ -1,29 +1,31 @@
 """WebShop for TRL's GRPOTrainer: an ``environment_factory`` whose tools are ``search`` and ``click``.
 
-TRL (``pip install 'webshop-gym[trl]'``) gives each rollout of a batch its own `WebShopToolEnv`
-(made once, reused), calls ``reset(**row)`` with the dataset row before generating, shows the
+TRL (``pip install 'webshop-gym[trl]'``; TRL 1.9 to 1.16 tested) gives each rollout of a batch
+its own `WebShopToolEnv` (made once, reused), calls ``reset(**row)`` before generating, shows the
 model the env's public methods ``search(query)`` and ``click(button)`` as tools (their schema
-comes from the docstrings) and calls them when the model asks. `webshop_reward` reads each
-rollout's reward back from its env::
+comes from the docstrings) and calls them when the model asks. After the rollout it calls
+``get_reward()``: the env's return, logged as ``rewards/WebShopToolEnv/mean``. No dataset is
+needed: a `GoalSampler` draws the goals of a split, one goal per GRPO group::
 
+    from functools import partial
     from trl import GRPOConfig, GRPOTrainer
-    from webshop_gym.integrations.trl import WebShopToolEnv, goal_dataset, webshop_reward
+    from webshop_gym.integrations.trl import GoalSampler, WebShopToolEnv
 
+    args = GRPOConfig(max_steps=100, num_generations=8, max_tool_calling_iterations=15)
+    sampler = GoalSampler("train", num_generations=args.num_generations)
     trainer = GRPOTrainer(
         model="Qwen/Qwen3-0.6B",
-        args=GRPOConfig(max_completion_length=8192, max_tool_calling_iterations=15),
-        train_dataset=goal_dataset("train"),
-        reward_funcs=webshop_reward,
-        environment_factory=WebShopToolEnv,
+        args=args,
+        environment_factory=partial(WebShopToolEnv, goal_sampler=sampler),
     )
     trainer.train()
 
-A row names its goal: ``catalog``, ``goals``, ``split`` and ``goal_index`` (goal i of that
-fixed split, as ``WebShopEnv.reset(options={"goal_index": i})``); `goal_dataset` writes them,
-in split order, beside the ``prompt``: the goal's instruction as a user message. A tool call
-is one env step with the same action string (``search("red shoes")`` is
-``step("search[red shoes]")``), so step limits, invalid actions and rewards are the env's: an
-invalid action comes back as text saying why (the page unchanged), never as an exception.
+With a dataset instead, a row names its goal: ``catalog``, ``goals``, ``split`` and
+``goal_index`` (goal i of that fixed split, as ``WebShopEnv.reset(options={"goal_index": i})``);
+`goal_dataset` writes them, in split order, beside the ``prompt``: the goal's instruction as a
+user message. A tool call is one env step with the same action string (``search("red shoes")``
+is ``step("search[red shoes]")``), so step limits, invalid actions and rewards are the env's:
+an invalid action comes back as text saying why (the page unchanged), never as an exception.
 The reward of a rollout is the env's return: the WebShop reward of the purchase, 0 when the
 model bought nothing. Page text, reward variant and step limit are constructor arguments
 (``functools.partial(WebShopToolEnv, max_steps=10)`` is a factory too).
@@ -37,14 +39,16 @@ Example:
     "No clickable 'buy now' on this page. Valid actions: search[<query>]."
     >>> env.search("moisture wicking yoga leggings").startswith("Instruction: [SEP] i am looking for")
     True
-    >>> env.reward, env.done, env.env.steps
+    >>> env.get_reward(), env.done, env.env.steps
     (0.0, False, 2)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import importlib.util
 from typing import TYPE_CHECKING, Any
+
+import numpy as np
 
 from webshop_gym.actions import click_action, search_action
 from webshop_gym.envs import GoalSource, ObservationMode, RewardVariant, Split, WebShopEnv
@@ -52,23 +56,87 @@ from webshop_gym.envs import GoalSource, ObservationMode, RewardVariant, Split, 
 if TYPE_CHECKING:
     import datasets
 
-__all__ = ["WebShopToolEnv", "goal_dataset", "webshop_reward"]
+__all__ = ["GoalSampler", "WebShopToolEnv", "goal_dataset"]
+
+INSTALL = "pip install 'webshop-gym[trl]'"
+if importlib.util.find_spec("trl") is None:  # the env needs no TRL itself, but is of no use without it
+    raise ImportError(
+        f"webshop_gym.integrations.trl is an adapter for TRL, which is not installed: {INSTALL}"
+    )
 
 ENDED = "The episode has ended: no more actions are taken."
+
+
+class GoalSampler:
+    """The goals of a fixed split in a seeded order, each one for ``num_generations`` resets in a row.
+
+    GRPO compares the ``num_generations`` rollouts of a group, so they must play the same goal.
+    TRL resets a batch's rollouts in order, a group's one after another, so the envs that share
+    a sampler (``functools.partial(WebShopToolEnv, goal_sampler=sampler)``) hand reset k the goal
+    of group ``k // num_generations``. The groups walk through the split in an order shuffled
+    by ``seed``, every goal once before any goal comes again. One sampler serves one process:
+    under several (accelerate), each draws its own goals, so keep each process's share of a
+    generation batch a whole number of groups.
+
+    Args:
+        split: ``"train"``, ``"dev"``, ``"test"`` or ``"all"``.
+        catalog: ``"mini"``, ``"1k"``, ``"full"`` or a folder, as `WebShopEnv`'s ``catalog``.
+        goals: ``"human"`` or ``"synthetic"``.
+        num_generations: GRPO's group size (``GRPOConfig.num_generations``).
+        seed: Seeds the order of the goals.
+
+    Example:
+        >>> sampler = GoalSampler("test", num_generations=2, seed=0)
+        >>> [sampler.next_goal(goal_count=100) for _ in range(6)]
+        [82, 82, 36, 36, 20, 20]
+    """
+
+    def __init__(
+        self,
+        split: Split = "train",
+        catalog: str = "mini",
+        goals: GoalSource = "human",
+        *,
+        num_generations: int,
+        seed: int = 0,
+    ) -> None:
+        if not isinstance(num_generations, int) or num_generations < 1:
+            raise ValueError(
+                f"num_generations must be a positive int (GRPO's group size), got {num_generations!r}"
+            )
+        self.split, self.catalog, self.goals = split, catalog, goals
+        self.num_generations = num_generations
+        self.seed = seed
+        self.resets = 0  # resets served so far
+        self._order: tuple[tuple[int, int], np.ndarray] | None = None  # ((goal count, pass), its order)
+
+    def next_goal(self, goal_count: int) -> int:
+        """The goal index of the next reset, in a split of ``goal_count`` goals."""
+        group = self.resets // self.num_generations
+        self.resets += 1
+        epoch, position = divmod(group, goal_count)  # the pass through the split, the place in it
+        if self._order is None or self._order[0] != (goal_count, epoch):
+            self._order = (
+                (goal_count, epoch),
+                np.random.default_rng([self.seed, epoch]).permutation(goal_count),
+            )
+        return int(self._order[1][position])
 
 
 class WebShopToolEnv:
     """One rollout's shop, driven through tool calls (TRL's ``environment_factory``).
 
-    Public methods other than ``reset`` are the model's tools, so the state lives in plain
-    attributes: ``env`` (the `WebShopEnv` of the current episode), ``reward`` (its return so
-    far), ``done`` (bought or out of steps) and ``info`` (the env's ``info`` after the last
-    step).
+    Public methods other than ``reset`` and ``get_reward`` are the model's tools, so the state
+    lives in plain attributes: ``env`` (the `WebShopEnv` of the current episode), ``reward``
+    (its return so far), ``done`` (bought or out of steps) and ``info`` (the env's ``info``
+    after the last step).
 
     Args:
         observation_mode: ``"text"`` or ``"text_rich"``: how pages read.
         reward: The reward variant, as `WebShopEnv`'s ``reward``.
         max_steps: Tool calls per episode; the episode ends without a purchase after that many.
+        goal_sampler: Draws the goal of a reset whose row names none (training without a
+            dataset); share one among the envs of a trainer.
     """
 
     def __init__(
@@ -76,12 +144,14 @@ class WebShopToolEnv:
         observation_mode: ObservationMode = "text",
         reward: RewardVariant = "original",
         max_steps: int = 15,
+        goal_sampler: GoalSampler | None = None,
     ) -> None:
         if observation_mode == "html":
             raise ValueError("observation_mode='html' gives the model HTML pages; use 'text' or 'text_rich'")
         self._settings: dict[str, Any] = dict(
             observation_mode=observation_mode, reward=reward, max_steps=max_steps
         )
+        self.goal_sampler = goal_sampler
         self._envs: dict[tuple[str, str, str], WebShopEnv] = {}  # one per (catalog, goals, split) seen
         self.env: WebShopEnv | None = None
         self.reward = 0.0
@@ -96,26 +166,43 @@ class WebShopToolEnv:
         goal_index: int | None = None,
         **row: Any,
     ) -> str:
-        """Starts the episode of the row's goal; returns its first page, after a blank line.
+        """Starts the episode of the row's goal, or of the sampler's next goal when the row names none.
 
-        TRL passes the whole dataset row and appends what this returns to the prompt's last
-        message. Columns other than the goal's (``prompt``, ...) are ignored.
+        TRL passes the whole dataset row (without a dataset: only an empty ``prompt``) and appends
+        what this returns to the prompt's last message: the first page after a blank line for a
+        row's goal (the row's prompt holds the instruction), the instruction, a blank line and the
+        first page for a drawn goal. Columns other than the goal's (``prompt``, ...) are ignored.
 
         Raises:
-            ValueError: The row does not name a goal of a fixed split (build it with `goal_dataset`).
+            ValueError: The row names no goal of a fixed split and the env has no sampler.
         """
-        if split is None or goal_index is None:
+        drawn = split is None and goal_index is None and self.goal_sampler is not None
+        if drawn:
+            assert self.goal_sampler is not None
+            catalog, goals = self.goal_sampler.catalog, self.goal_sampler.goals
+            split = self.goal_sampler.split
+        elif split is None or goal_index is None:
             raise ValueError(
                 "a row must name its goal with 'split' and 'goal_index' (and 'catalog', 'goals'); "
-                f"build the dataset with goal_dataset(), got columns {sorted(row)}"
+                "build the dataset with goal_dataset(), or train without one through a GoalSampler, "
+                f"got columns {sorted(row)}"
             )
         key = (catalog, goals, split)
         if key not in self._envs:
             self._envs[key] = WebShopEnv(catalog=catalog, goals=goals, split=split, **self._settings)
         self.env = self._envs[key]
+        instruction = ""  # the row's prompt holds it
+        if drawn:
+            assert self.goal_sampler is not None
+            goal_index = self.goal_sampler.next_goal(len(self.env.goal_indices))
+            instruction = self.env.goal_at(goal_index).instruction_text
         observation, self.info = self.env.reset(options={"goal_index": goal_index})
         self.reward, self.done = 0.0, False
-        return "\n\n" + observation
+        return f"{instruction}\n\n{observation}"
+
+    def get_reward(self) -> float:
+        """The episode's return: the WebShop reward of the purchase, 0 without one (TRL's reward hook)."""
+        return self.reward
 
     def search(self, query: str) -> str:
         """Searches the shop, from a page with a search bar.
@@ -151,26 +238,6 @@ class WebShopToolEnv:
         if truncated:
             text += f"\n\nNo actions left. {ENDED}"
         return text
-
-
-def webshop_reward(environments: Sequence[WebShopToolEnv] | None = None, **kwargs: Any) -> list[float]:
-    """The return of each rollout's episode, read from its env (a reward function for GRPOTrainer).
-
-    TRL calls it with the rollouts' envs as ``environments``, beside the prompts and
-    completions it ignores.
-
-    Example:
-        >>> env = WebShopToolEnv()
-        >>> _ = env.reset(split="test", goal_index=0)
-        >>> webshop_reward(environments=[env], prompts=["..."], completions=["..."])
-        [0.0]
-    """
-    if environments is None:
-        raise ValueError(
-            "webshop_reward reads the rewards from the envs: "
-            "pass environment_factory=WebShopToolEnv to GRPOTrainer"
-        )
-    return [env.reward for env in environments]
 
 
 def goal_dataset(
