@@ -102,6 +102,7 @@ from webshop_gym.envs import (
     Split,
     WebShopEnv,
 )
+from webshop_gym.integrations.tools import ENDED, ShopTools, tool_text
 
 __all__ = [
     "BadResetError",
@@ -136,7 +137,6 @@ CLOSED = (
     "this WebShop session is closed (it was idle longer than the server's session timeout, or the "
     "server is stopping): connect a new client"
 )
-ENDED = "The episode has ended: no more actions are taken."
 # The info keys the observation carries as fields of their own; the rest stay in ``info``.
 _OWN_FIELDS = ("available_actions", "action_error")
 
@@ -344,7 +344,7 @@ class WebShopEnvironment(MCPEnvironment):
         if self._done:
             return ENDED
         text, _, _, truncated, info = self._play(action)
-        return tool_text(text, info, truncated)
+        return tool_text(text, info["action_error"], truncated)
 
     async def _play_tool(self, action: str) -> str:
         call = functools.partial(self._play_tool_now, action)
@@ -411,20 +411,6 @@ class WebShopEnvironment(MCPEnvironment):
     def _check_open(self) -> None:
         if self._closed:
             raise RuntimeError(CLOSED)
-
-
-def tool_text(text: str, info: dict[str, Any], truncated: bool) -> str:
-    """What a tool call answers after one step: the page, after why the action was invalid (if it
-    was), and a last line when the step used the episode's last action.
-
-    The same text as `webshop_gym.integrations.trl.WebShopToolEnv`'s tools, so a model sees the
-    same conversation locally, through MCP and through `WebShopServerToolEnv`.
-    """
-    if info["action_error"]:
-        text = f"{info['action_error']}\n\n{text}"
-    if truncated:
-        text += f"\n\nNo actions left. {ENDED}"
-    return text
 
 
 def _elided(text: str, limit: int = 80) -> str:
@@ -712,7 +698,7 @@ def _closed_message(url: str, error: ConnectionClosed) -> str:
     )
 
 
-class WebShopServerToolEnv:
+class WebShopServerToolEnv(ShopTools):
     """TRL's ``environment_factory`` over a WebShop OpenEnv server: tools ``search`` and ``click``.
 
     The server-side twin of `webshop_gym.integrations.trl.WebShopToolEnv`: the same ``reset(**row)``
@@ -761,39 +747,10 @@ class WebShopServerToolEnv:
         self.reward, self.done, self.info = 0.0, False, result.observation.info
         return "\n\n" + result.observation.text
 
-    def get_reward(self) -> float:
-        """The episode's return: the WebShop reward of the purchase, 0 without one (TRL's reward hook)."""
-        return self.reward
+    def _started(self) -> bool:
+        return self._client is not None
 
-    def search(self, query: str) -> str:
-        """Searches the shop, from a page with a search bar.
-
-        Args:
-            query: The keywords to search for, e.g. "red running shoes size 9".
-
-        Returns:
-            The first page of results, or why the search did nothing.
-        """
-        return self._act(search_action(query))
-
-    def click(self, button: str) -> str:
-        """Clicks a button of the current page: a product id, an option, a tab, "Next >", "< Prev", "Buy Now".
-
-        Args:
-            button: The button's text as the page shows it, e.g. "Buy Now" or a product id.
-
-        Returns:
-            The page the click leads to, or why the click did nothing.
-        """
-        return self._act(click_action(button))
-
-    def _act(self, action: str) -> str:
-        if self._client is None:
-            raise RuntimeError("call reset(**row) before the tools")
-        if self.done:
-            return ENDED
+    def _step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
         observation = self._client.step(WebShopAction(action=action)).observation
-        self.reward += observation.reward or 0.0
-        self.done = observation.done
-        self.info = observation.info
-        return tool_text(observation.text, {"action_error": observation.action_error}, observation.truncated)
+        info = {**observation.info, "action_error": observation.action_error}
+        return observation.text, observation.reward or 0.0, observation.done, observation.truncated, info

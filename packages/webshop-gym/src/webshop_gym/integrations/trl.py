@@ -50,8 +50,8 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from webshop_gym.actions import click_action, search_action
 from webshop_gym.envs import GoalSource, ObservationMode, RewardVariant, Split, WebShopEnv
+from webshop_gym.integrations.tools import ShopTools
 
 if TYPE_CHECKING:
     import datasets
@@ -63,8 +63,6 @@ if importlib.util.find_spec("trl") is None:  # the env needs no TRL itself, but 
     raise ImportError(
         f"webshop_gym.integrations.trl is an adapter for TRL, which is not installed: {INSTALL}"
     )
-
-ENDED = "The episode has ended: no more actions are taken."
 
 
 class GoalSampler:
@@ -123,13 +121,11 @@ class GoalSampler:
         return int(self._order[1][position])
 
 
-class WebShopToolEnv:
+class WebShopToolEnv(ShopTools):
     """One rollout's shop, driven through tool calls (TRL's ``environment_factory``).
 
-    Public methods other than ``reset`` and ``get_reward`` are the model's tools, so the state
-    lives in plain attributes: ``env`` (the `WebShopEnv` of the current episode), ``reward``
-    (its return so far), ``done`` (bought or out of steps) and ``info`` (the env's ``info``
-    after the last step).
+    The tools, ``get_reward`` and the attributes ``reward``, ``done`` and ``info`` are
+    `ShopTools`'; ``env`` is the `WebShopEnv` of the current episode.
 
     Args:
         observation_mode: ``"text"`` or ``"text_rich"``: how pages read.
@@ -200,44 +196,12 @@ class WebShopToolEnv:
         self.reward, self.done = 0.0, False
         return f"{instruction}\n\n{observation}"
 
-    def get_reward(self) -> float:
-        """The episode's return: the WebShop reward of the purchase, 0 without one (TRL's reward hook)."""
-        return self.reward
+    def _started(self) -> bool:
+        return self.env is not None
 
-    def search(self, query: str) -> str:
-        """Searches the shop, from a page with a search bar.
-
-        Args:
-            query: The keywords to search for, e.g. "red running shoes size 9".
-
-        Returns:
-            The first page of results, or why the search did nothing.
-        """
-        return self._act(search_action(query))
-
-    def click(self, button: str) -> str:
-        """Clicks a button of the current page: a product id, an option, a tab, "Next >", "< Prev", "Buy Now".
-
-        Args:
-            button: The button's text as the page shows it, e.g. "Buy Now" or a product id.
-
-        Returns:
-            The page the click leads to, or why the click did nothing.
-        """
-        return self._act(click_action(button))
-
-    def _act(self, action: str) -> str:
-        if self.env is None:
-            raise RuntimeError("call reset(**row) before the tools")
-        if self.done:
-            return ENDED
-        observation, reward, terminated, truncated, self.info = self.env.step(action)
-        self.reward += reward
-        self.done = terminated or truncated
-        text = f"{self.info['action_error']}\n\n{observation}" if self.info["action_error"] else observation
-        if truncated:
-            text += f"\n\nNo actions left. {ENDED}"
-        return text
+    def _step(self, action: str) -> tuple[str, float, bool, bool, dict[str, Any]]:
+        assert self.env is not None
+        return self.env.step(action)
 
 
 def goal_dataset(
