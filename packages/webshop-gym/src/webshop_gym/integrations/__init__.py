@@ -7,4 +7,6 @@ Each module needs its framework, installed by the extra of the same name
 * `webshop_gym.integrations.trl`: an ``environment_factory`` for TRL's GRPOTrainer.
 * `webshop_gym.integrations.skyrl`: a skyrl-gym text env.
 * `webshop_gym.integrations.verl`: verl-agent's ``build_webshop_envs`` on a pool of Ray actors.
+* `webshop_gym.integrations.tools`: the ``search`` and ``click`` tools the TRL and OpenEnv
+  adapters share (needs no framework).
 """
