@@ -374,10 +374,6 @@ def _load_app(args: argparse.Namespace, build: Callable[[GoalSource], T]) -> T |
     """
     from webshop_gym.envs import EmptySplitError
 
-    problem = _check_paths(args)
-    if problem is not None:
-        print(f"webshop-gym serve: {problem}", file=sys.stderr)
-        return None
     print(f"loading catalogue {args.catalog!r} ...", file=sys.stderr, flush=True)
     try:
         try:
@@ -419,6 +415,11 @@ def _cannot_listen(args: argparse.Namespace, error: OSError) -> int:
 
 
 def run_serve(args: argparse.Namespace) -> int:
+    # Paths first, before any framework is imported: they are wrong whatever is installed.
+    problem = _check_paths(args)
+    if problem is not None:
+        print(f"webshop-gym serve: {problem}", file=sys.stderr)
+        return 2
     if args.protocol == "openenv":
         return run_openenv_serve(args)
     try:
