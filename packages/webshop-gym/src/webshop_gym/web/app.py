@@ -530,9 +530,8 @@ def _form_action() -> str | Response:
         if not query.strip():
             # A person's search of only spaces costs no action: back to the same page, which
             # says why (agents, through the env or /api/v1, get the env's answer as ever).
-            return redirect(
-                f"{request.path}?{urlencode({**request.args, 'notice': 'empty-search'})}", code=303
-            )
+            back = f"{request.path}?{urlencode({**request.args, 'notice': 'empty-search'})}"
+            return Response(status=303, headers={"Location": back})
         return search_action(query)
     if "action" in form:
         action = form["action"]
@@ -558,7 +557,8 @@ def product_image(asin: str) -> Response:
     response = Response(svg, mimetype="image/svg+xml")
     response.headers["Cache-Control"] = f"public, max-age={IMAGE_MAX_AGE}"
     response.add_etag()
-    return response.make_conditional(request)
+    response.make_conditional(request)  # (in place: it returns the same response, typed as werkzeug's)
+    return response
 
 
 @site.get("/favicon.ico")
