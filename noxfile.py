@@ -391,12 +391,13 @@ PAPER_SHAPE = (
     *("--set", "torch_threads=1"),
     *("--set", "progress=false"),
 )
-# What `train_tune` chooses on the dev split (benchmarks/results/apo-vs-grpo/tuning.md); while
-# its grids have not all finished, the cpu-demo preset's learning rate and G = 4.
+# What `train_tune` chose on the dev split (benchmarks/results/apo-vs-grpo/tuning.md).
 TUNED = (
     *("--set", "grpo:group_size=4"),
     *("--set", "grpo:learning_rate=0.0002"),
+    *("--set", "apo:reference_samples=2"),
     *("--set", "apo:learning_rate=0.0002"),
+    *("--set", "apo:beta2=0.01"),
 )
 
 
