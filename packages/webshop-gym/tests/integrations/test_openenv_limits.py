@@ -9,18 +9,13 @@ from __future__ import annotations
 
 import asyncio
 import json
-import socket
 import threading
-import time
 import urllib.error
 import urllib.request
-from collections.abc import Iterator
-from contextlib import contextmanager
 from typing import Any
 
 import pytest
 import uvicorn
-from fastapi import FastAPI
 from websockets.asyncio.client import connect
 
 from webshop_gym.cli import main
@@ -36,27 +31,7 @@ from webshop_gym.integrations.openenv import (
     create_webshop_app,
 )
 
-
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-@contextmanager
-def serving(app: FastAPI) -> Iterator[str]:
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=free_port(), log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert thread.is_alive() and time.monotonic() < deadline, "uvicorn did not start"
-        time.sleep(0.05)
-    try:
-        yield f"http://127.0.0.1:{server.config.port}"
-    finally:
-        server.should_exit = True
-        thread.join(timeout=30)
+from .test_openenv import free_port, serving
 
 
 async def session_from(url: str, address: str, goal_index: int = 0) -> Any:
