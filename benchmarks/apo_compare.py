@@ -133,11 +133,14 @@ def run_config(
 
 def needed_entries(config: TrainConfig, policy: str) -> list[str]:
     """What a run's record must hold for the report: its test results, sampled ones when the
-    preset evaluates greedily, the test curve of a first round that keeps checkpoints."""
+    preset evaluates greedily, the test curve of a first round that keeps checkpoints.
+
+    A LoRA run's checkpoints resume it but draw no curve: they hold adapters, which
+    `apo_agent.pipeline.evaluate_checkpoint` does not read."""
     needed = ["test"]
     if config.eval_temperature != SAMPLED:
         needed.append("test_sampled")
-    if config.checkpoint_every and round_of(policy) == 1:
+    if config.checkpoint_every and not config.lora_rank and round_of(policy) == 1:
         needed.append("test_curve")
     return needed
 

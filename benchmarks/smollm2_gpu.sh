@@ -49,18 +49,9 @@ say "model at $MODEL"
 
 say "pi_ref: the smollm2 preset's warm start, seed 0"
 PI_REF="$WORK/pi-ref"
-python3 - "$MODEL" "$PI_REF" "$DEVICE" "$DEMO_GOALS" <<'EOF' 2>&1 | tee "$OUT/pi-ref.log" | tail -3
-import os
-import sys
-from apo_agent.config import TrainConfig
-from apo_agent.pipeline import build_reference
-model, folder, device, demo_goals = sys.argv[1:]
-config = TrainConfig.from_preset(
-    "smollm2", model=model, device=device, output_dir=folder + "-build", reference_dir=folder,
-    demo_goals=int(demo_goals), num_envs=int(os.environ.get("NUM_ENVS", 64)), progress=False,
-)
-print(build_reference(config))
-EOF
+python3 -m benchmarks.smollm2_reference --preset smollm2 --folder "$PI_REF" --set model="$MODEL" \
+  --set device="$DEVICE" --set demo_goals="$DEMO_GOALS" --set num_envs="$NUM_ENVS" --set progress=false \
+  2>&1 | tee "$OUT/pi-ref.log" | tail -3
 
 # Every run starts from that pi_ref as it is (sft_epochs=0); seeds differ in Stage 1 and 2.
 # One method at a time, its seeds side by side: six float32 runs at once ran out of the H100's

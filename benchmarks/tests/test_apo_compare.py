@@ -582,3 +582,17 @@ def test_side_by_side_runs_a_seeds_pair_in_two_processes_and_keeps_their_records
         "apo-seed0": 3,
         "grpo-seed0": 4,
     }
+
+
+def test_only_full_fine_tuning_runs_with_checkpoints_draw_a_test_curve(tmp_path):
+    """Checkpoints of a LoRA run hold adapters, which the curve's evaluation cannot read: such a
+    run resumes from them but is not asked for a curve; a greedy preset also asks for sampled."""
+    for preset, overrides, curve in [
+        ("cpu-demo", {}, True),
+        ("cpu-demo", {"checkpoint_every": 0}, False),
+        ("smollm2-cpu", {"checkpoint_every": 2}, False),
+        ("smollm2-cpu", {"checkpoint_every": 2, "lora_rank": 0}, True),
+    ]:
+        config = apo_compare.run_config(preset, overrides, 0, "apo", tmp_path, tmp_path)
+        expected = ["test", "test_sampled"] + (["test_curve"] if curve else [])
+        assert apo_compare.needed_entries(config, "apo") == expected, (preset, overrides)

@@ -11,6 +11,7 @@ against a transformers float32 forward pass, and the time of a weight sync.
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
 
 import pytest
@@ -43,10 +44,17 @@ def policy(tmp_path_factory: pytest.TempPathFactory) -> LMPolicy:
 
 @pytest.fixture(scope="module")
 def engine(policy: LMPolicy):
+    torch.set_num_threads(1)  # what a run with torch_threads=1 sets: the engine must keep it
     engine = make_engine("vllm", policy, max_model_len=2048, kv_cache_gib=1.0, seed=0)
     assert isinstance(engine, VLLMEngine)
     yield engine
     engine.close()
+
+
+def test_on_cpu_the_engine_keeps_the_trainers_thread_count(engine):
+    """vLLM's default binds its OpenMP threads to every core; two runs side by side would then
+    each spin on both cores, and a run's CPU seconds would count the spinning."""
+    assert torch.get_num_threads() == 1
 
 
 def encoder_for(tokenizer, context="last_observation", constrain=False) -> PromptEncoder:
@@ -300,3 +308,39 @@ def test_the_trainer_rolls_out_on_vllm_and_keeps_it_in_step(policy, tmp_path):
         assert mean < MEAN_TOLERANCE and largest < MAX_TOLERANCE
     finally:
         run.engine.close()
+
+
+def test_a_run_on_vllm_is_evaluated_on_vllm_with_the_policys_greedy_answers(policy, tmp_path, monkeypatch):
+    """`evaluate_on_split` plays a ``rollout_engine="vllm"`` run's test episodes on vLLM: the
+    greedy actions are those the policy takes itself (transformers), goal by goal."""
+    from apo_agent import pipeline
+    from apo_agent.config import TrainConfig
+    from apo_agent.pipeline import evaluate_on_split
+
+    made = []
+    make = pipeline.rollout_engine
+    monkeypatch.setattr(pipeline, "rollout_engine", lambda *a: made.append(make(*a)) or made[-1])
+
+    config = TrainConfig(
+        output_dir=str(tmp_path / "run"),
+        device="cpu",
+        context="last_observation",
+        system_prompt=False,
+        think=False,
+        constrain_actions=True,
+        search_query="instruction",
+        max_observation_chars=300,
+        max_new_tokens=32,
+        max_prompt_tokens=1024,
+        max_steps=3,
+        num_envs=3,
+        test_goals=3,
+        eval_temperature=0.0,
+        progress=False,
+    )
+    on_transformers = evaluate_on_split(policy, config, "transformers")
+    assert made == []
+    on_vllm = evaluate_on_split(policy, dataclasses.replace(config, rollout_engine="vllm"), "vllm")
+    assert [type(engine) for engine in made] == [VLLMEngine]
+    assert [e.actions for e in on_vllm.episodes] == [e.actions for e in on_transformers.episodes]
+    assert len(on_vllm.episodes) == 3 and all(e.steps > 1 for e in on_vllm.episodes)

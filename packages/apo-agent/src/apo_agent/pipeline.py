@@ -28,7 +28,7 @@ from apo_agent.rollout import make_envs
 from apo_agent.run_lock import locked_folder
 from apo_agent.seeding import seed_everything
 from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
-from apo_agent.trainer import env_spec, prompt_encoder, split_goals, train
+from apo_agent.trainer import env_spec, prompt_encoder, rollout_engine, split_goals, train
 from apo_agent.warm_start import collect_demonstrations, supervised_warm_start
 
 # The fields that decide what pi_ref is: a stored pi_ref is reused only if they match. The
@@ -158,8 +158,11 @@ def evaluate_on_split(
         goals = split_goals(envs[0], config.test_goals)
     else:
         goals = split_goals(envs[0], None)[::stride]
+    # A run that samples on vLLM is evaluated on it too: the same distribution as the policy's
+    # (tests/test_vllm.py) for a fraction of the CPU time.
+    player = policy if config.rollout_engine == "transformers" else rollout_engine(policy, config)
     return evaluate(
-        policy,
+        player,
         envs,
         prompt_encoder(policy.tokenizer, config),
         goals,
