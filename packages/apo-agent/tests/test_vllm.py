@@ -323,6 +323,7 @@ def test_a_run_on_vllm_is_evaluated_on_vllm_with_the_policys_greedy_answers(poli
 
     config = TrainConfig(
         output_dir=str(tmp_path / "run"),
+        model="smollm2",  # what the config names; the policy is the fixture's
         device="cpu",
         context="last_observation",
         system_prompt=False,
