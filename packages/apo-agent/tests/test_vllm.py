@@ -57,6 +57,18 @@ def test_on_cpu_the_engine_keeps_the_trainers_thread_count(engine):
     assert torch.get_num_threads() == 1
 
 
+def run_config(tmp_path, **settings):
+    """A run on the CPU with the CPU demo's prompts (constrained answers, the instruction as the
+    search), in ``tmp_path / "run"``."""
+    from apo_agent.config import TrainConfig
+
+    prompts = dict(context="last_observation", system_prompt=False, think=False, max_prompt_tokens=1024)
+    answers = dict(constrain_actions=True, search_query="instruction")
+    return TrainConfig(
+        output_dir=str(tmp_path / "run"), device="cpu", progress=False, **prompts, **answers, **settings
+    )
+
+
 def encoder_for(tokenizer, context="last_observation", constrain=False) -> PromptEncoder:
     config = PromptConfig(think=False, max_observation_chars=300)
     return PromptEncoder(
@@ -259,24 +271,16 @@ def test_lora_weights_are_merged_when_synced(policy, engine):
 def test_the_trainer_rolls_out_on_vllm_and_keeps_it_in_step(policy, tmp_path):
     """Stage 1 and a Stage 2 step with ``rollout_engine="vllm"``: the run's engine is vLLM, it
     is synced after the optimizer step, and then samples from the trained weights."""
-    from apo_agent.config import TrainConfig
     from apo_agent.trainer import estimate_training_values, goal_pool, optimise_online, set_up
 
     model_dir = tmp_path / "start"
     policy.save(model_dir)
-    config = TrainConfig(
-        output_dir=str(tmp_path / "run"),
+    config = run_config(
+        tmp_path,
         model=str(model_dir),
-        device="cpu",
         rollout_engine="vllm",
-        context="last_observation",
-        system_prompt=False,
-        think=False,
-        constrain_actions=True,
-        search_query="instruction",
         max_observation_chars=200,
         max_new_tokens=48,
-        max_prompt_tokens=1024,
         max_steps=2,
         reward="shaped",  # a search that shows the goal's product already earns a return:
         shaping_discount=0.5,  # the update has something to regress on
@@ -288,7 +292,6 @@ def test_the_trainer_rolls_out_on_vllm_and_keeps_it_in_step(policy, tmp_path):
         learning_rate=1e-4,
         micro_batch_episodes=1,
         checkpoint_every=0,
-        progress=False,
     )
     run = set_up(config, config.model)
     assert isinstance(run.engine, VLLMEngine)
@@ -314,30 +317,21 @@ def test_a_run_on_vllm_is_evaluated_on_vllm_with_the_policys_greedy_answers(poli
     """`evaluate_on_split` plays a ``rollout_engine="vllm"`` run's test episodes on vLLM: the
     greedy actions are those the policy takes itself (transformers), goal by goal."""
     from apo_agent import pipeline
-    from apo_agent.config import TrainConfig
     from apo_agent.pipeline import evaluate_on_split
 
     made = []
     make = pipeline.rollout_engine
     monkeypatch.setattr(pipeline, "rollout_engine", lambda *a: made.append(make(*a)) or made[-1])
 
-    config = TrainConfig(
-        output_dir=str(tmp_path / "run"),
+    config = run_config(
+        tmp_path,
         model="smollm2",  # what the config names; the policy is the fixture's
-        device="cpu",
-        context="last_observation",
-        system_prompt=False,
-        think=False,
-        constrain_actions=True,
-        search_query="instruction",
         max_observation_chars=300,
         max_new_tokens=32,
-        max_prompt_tokens=1024,
         max_steps=3,
         num_envs=3,
         test_goals=3,
         eval_temperature=0.0,
-        progress=False,
     )
     on_transformers = evaluate_on_split(policy, config, "transformers")
     assert made == []
