@@ -33,9 +33,8 @@ How the four requirements of a rollout engine are met:
 In process means ``VLLM_ENABLE_V1_MULTIPROCESSING=0`` (set here unless already set): no
 worker process, no ``if __name__ == "__main__"`` guard needed, and the trainer's tensors
 reach the engine without a copy through shared memory. Two side effects to allow for: the
-engine seeds Python's, NumPy's and torch's global RNGs when it starts, and on CPU it keeps
-the torch thread count it finds (``VLLM_CPU_OMP_THREADS_BIND=nobind`` unless set;
-``torch.set_num_threads`` afterwards changes nothing).
+engine seeds Python's, NumPy's and torch's global RNGs when it starts, and on CPU it pins
+the torch thread count (``torch.set_num_threads`` afterwards changes nothing).
 
 On a GPU, training and the engine share the device: ``gpu_memory_utilization`` (default
 0.3 here) caps the engine's share (weights + KV cache); the rest is the trainer's.
@@ -97,9 +96,6 @@ class VLLMEngine:
         **llm_options: Any,
     ) -> None:
         os.environ.setdefault("VLLM_ENABLE_V1_MULTIPROCESSING", "0")
-        # On CPU vLLM would bind its OpenMP threads to every core; the trainer's thread count
-        # (torch_threads) is kept instead, so runs side by side do not fight over the cores.
-        os.environ.setdefault("VLLM_CPU_OMP_THREADS_BIND", "nobind")
         try:
             from vllm import LLM
         except ImportError as error:
