@@ -397,12 +397,15 @@ PAPER_SHAPE = (
     *("--set", "progress=false"),
 )
 # What `train_tune` chose on the dev split (benchmarks/results/apo-vs-grpo/tuning.md).
-TUNED = (
+TUNED_SHAPE = (
     *("--set", "grpo:group_size=4"),
-    *("--set", "grpo:learning_rate=0.0002"),
     *("--set", "apo:reference_samples=2"),
-    *("--set", "apo:learning_rate=0.0002"),
     *("--set", "apo:beta2=0.01"),
+)
+TUNED = (
+    *TUNED_SHAPE,
+    *("--set", "grpo:learning_rate=0.0002"),
+    *("--set", "apo:learning_rate=0.0002"),
 )
 
 
@@ -462,9 +465,7 @@ SMOLLM2_SHAPE = (
     *("--set", "gradient_checkpointing=false"),
     *("--set", "torch_threads=1"),
     *("--set", "progress=false"),
-    *("--set", "grpo:group_size=4"),
-    *("--set", "apo:reference_samples=2"),
-    *("--set", "apo:beta2=0.01"),
+    *TUNED_SHAPE,  # the dev choices but the learning rate: LoRA keeps the preset's
 )
 
 
