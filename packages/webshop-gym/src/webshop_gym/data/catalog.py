@@ -33,7 +33,6 @@ from webshop_gym.data.model import (
     Catalog,
     HumanInstruction,
     Product,
-    Review,
     SyntheticInstruction,
 )
 
