@@ -4,7 +4,8 @@
 
 Each package goes into a new venv (its sibling packages come from the same dist folder, so
 the wheels are what is tested, never the source tree), is imported from a folder outside
-the repo, and webshop-gym plays a short episode of WebShop-Mini-Text-v0.
+the repo, ships its ``py.typed`` marker (PEP 561: type checkers read its annotations), and
+webshop-gym plays a short episode of WebShop-Mini-Text-v0.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ SMOKE_TESTS = {
     "webshop-gym": """
 import gymnasium as gym, webshop_gym
 assert "site-packages" in webshop_gym.__file__, webshop_gym.__file__
+import importlib.resources
+assert (importlib.resources.files("webshop_gym") / "py.typed").is_file(), "no py.typed"
 from webshop_gym.scripted import RulePolicy, run_episode
 env = gym.make("WebShop-Mini-Text-v0", split="test")
 result = run_episode(env, RulePolicy(), seed=0, goal_index=0)  # search, open the first hit, buy
@@ -34,6 +37,8 @@ print("webshop-gym", webshop_gym.__version__, "episode reward", round(reward, 3)
     "shared-prompts": """
 import shared_prompts
 assert "site-packages" in shared_prompts.__file__
+import importlib.resources
+assert (importlib.resources.files("shared_prompts") / "py.typed").is_file(), "no py.typed"
 action = shared_prompts.parse_model_output("click[buy now]").action
 print("shared-prompts", shared_prompts.__version__, action)
 """,
@@ -47,6 +52,8 @@ from apo_agent.rollout import collect_episodes
 from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
 from apo_agent.trainer import prompt_encoder
 assert "site-packages" in apo_agent.__file__
+import importlib.resources
+assert (importlib.resources.files("apo_agent") / "py.typed").is_file(), "no py.typed"
 env = gym.make("WebShop-Mini-Text-v0", split="train", max_steps=2)
 tokenizer = train_tokenizer(shop_texts(env)[:200], vocab_size=400, whole_tokens=product_ids(env))
 policy = LMPolicy(build_tiny_model(tokenizer, 32, 1, 2), tokenizer, torch.device("cpu"))

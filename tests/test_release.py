@@ -48,3 +48,12 @@ def test_workflow_and_nox_build_run_the_same_build_script():
 def test_build_script_covers_every_package():
     packages = {p.name for p in (ROOT / "packages").iterdir() if (p / "pyproject.toml").is_file()}
     assert set(load_build_script().PACKAGES) == packages
+
+
+def test_every_package_is_marked_typed():
+    """PEP 561: a py.typed file beside each package's __init__.py (hatchling puts it in the wheel;
+    scripts/check_wheels.py checks the installed wheels)."""
+    for project in (ROOT / "packages").iterdir():
+        if (project / "pyproject.toml").is_file():
+            (package,) = [p for p in (project / "src").iterdir() if (p / "__init__.py").is_file()]
+            assert (package / "py.typed").is_file(), package
