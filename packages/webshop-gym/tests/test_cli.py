@@ -47,7 +47,7 @@ def test_status_names_what_an_interrupted_prepare_left(
 
 
 def test_prepare_official_sets_from_the_raw_folder(
-    webshop_1k: Path, tmp_path: Path, monkeypatch, capsys
+    webshop_1k: Path, webshop_1k_human: Path, tmp_path: Path, monkeypatch, capsys
 ) -> None:
     monkeypatch.setenv("WEBSHOP_GYM_DATA", str(tmp_path))
     assert main(["data", "prepare", "--quiet"]) == 1
@@ -56,7 +56,7 @@ def test_prepare_official_sets_from_the_raw_folder(
     raw.mkdir()
     for name in ("items_shuffle_1000.json", "items_ins_v2_1000.json"):
         shutil.copy(webshop_1k / name, raw / name)
-    shutil.copy(webshop_1k / "items_human_ins_1000.json", raw / "items_human_ins.json")
+    shutil.copy(webshop_1k_human, raw / "items_human_ins.json")
     assert main(["data", "prepare", "--quiet"]) == 0  # finds the 1k files, makes webshop-1k/
     assert len(open_store(tmp_path / "webshop-1k")) == 1000
     assert main(["data", "prepare", "--set", "full", "--quiet"]) == 1

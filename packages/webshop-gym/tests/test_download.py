@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import http.server
+import shutil
 import threading
 import urllib.parse
 from collections.abc import Iterator
@@ -20,6 +21,8 @@ from webshop_gym.data.download import (
     DownloadError,
     OfficialFile,
     download_file,
+    download_files,
+    files_of,
 )
 
 PAYLOAD = bytes(range(256)) * 4096 + b"the end"  # ~1 MB, every byte value
@@ -275,15 +278,30 @@ def test_cli_download_from_a_mirror(server, tmp_path: Path, capsys) -> None:
     assert sorted(p.name for p in dest.iterdir()) == sorted(SET_FILES["1k"])
 
 
+@pytest.fixture
+def rebuilt_1k_copy(webshop_1k: Path, webshop_1k_human: Path, tmp_path: Path) -> Path:
+    """A copy of the 1k set like the one beside this project (../shared/webshop-1k): a rebuilt
+    product file (here one byte longer than the one in `webshop_1k`, so it differs from the
+    official file whichever copy `webshop_1k` is) and the 1k set's human instructions alone."""
+    folder = tmp_path / "rebuilt-1k"
+    folder.mkdir()
+    products = (webshop_1k / "items_shuffle_1000.json").read_bytes()
+    (folder / "items_shuffle_1000.json").write_bytes(products + b"\n")
+    shutil.copy(webshop_1k / "items_ins_v2_1000.json", folder / "items_ins_v2_1000.json")
+    shutil.copy(webshop_1k_human, folder / "items_human_ins_1000.json")
+    return folder
+
+
 def test_the_1k_copy_beside_the_project_downloads_with_no_verify(
-    webshop_1k: Path, tmp_path: Path, capsys
+    rebuilt_1k_copy: Path, tmp_path: Path, capsys
 ) -> None:
     """Issue 28.16: the refusal names --no-verify; with it, items_human_ins_1000.json stands in."""
     dest = tmp_path / "raw"
-    args = ["data", "download", "--source", str(webshop_1k), "--set", "1k", "--dest", str(dest), "--quiet"]
+    source = str(rebuilt_1k_copy)
+    args = ["data", "download", "--source", source, "--set", "1k", "--dest", str(dest), "--quiet"]
     assert main(args) == 1
     error = capsys.readouterr().err
-    assert "--no-verify" in error and f"{webshop_1k / 'items_shuffle_1000.json'} is untouched" in error
+    assert "--no-verify" in error and f"{rebuilt_1k_copy / 'items_shuffle_1000.json'} is untouched" in error
     assert "run the command again;" not in error and "It was deleted" not in error
     assert main([*args, "--no-verify"]) == 0
     printed = capsys.readouterr().out
@@ -296,12 +314,12 @@ def test_the_1k_copy_beside_the_project_downloads_with_no_verify(
 
 
 def test_the_stand_in_makes_human_goals_in_the_prepared_1k_store(
-    webshop_1k: Path, tmp_path: Path, monkeypatch, capsys
+    rebuilt_1k_copy: Path, tmp_path: Path, monkeypatch, capsys
 ) -> None:
     from webshop_gym.data.store import open_store
 
     monkeypatch.setenv("WEBSHOP_GYM_DATA", str(tmp_path))
-    download = ["data", "download", "--source", str(webshop_1k), "--set", "1k", "--no-verify", "--quiet"]
+    download = ["data", "download", "--source", str(rebuilt_1k_copy), "--set", "1k", "--no-verify", "--quiet"]
     assert main(download) == 0
     assert main(["data", "prepare", "--set", "1k", "--quiet"]) == 0
     assert "gets no human goals" not in capsys.readouterr().out
@@ -310,7 +328,27 @@ def test_the_stand_in_makes_human_goals_in_the_prepared_1k_store(
     assert "raw/items_human_ins_1000.json stands in for the 1k set" in capsys.readouterr().out
 
 
-def test_the_full_set_gets_no_stand_in(webshop_1k: Path, tmp_path: Path, capsys) -> None:
-    args = ["data", "download", "--source", str(webshop_1k), "--set", "all", "--no-verify", "--quiet"]
+def test_the_full_set_gets_no_stand_in(rebuilt_1k_copy: Path, tmp_path: Path, capsys) -> None:
+    args = ["data", "download", "--source", str(rebuilt_1k_copy), "--set", "all", "--no-verify", "--quiet"]
     assert main([*args, "--dest", str(tmp_path)]) == 1
     assert "must hold items_human_ins.json" in capsys.readouterr().err
+
+
+def test_the_1k_set_is_fetched_from_the_official_setup_scripts_drive_ids(server, tmp_path: Path) -> None:
+    """No network: the fake Drive records what `download_files` asks for. The ids are those of
+    princeton-nlp/WebShop's setup.sh (`-d small`, then items_human_ins)."""
+    base, behaviour = server
+    setup_sh_ids = {
+        "1EgHdxQ_YxqIQlvvq5iKlCrkEKR6-j0Ib": "items_shuffle_1000.json",
+        "1IduG0xl544V_A_jv3tHXC0kyFi7PnyBu": "items_ins_v2_1000.json",
+        "14Kb5SPBk_jfdLZ_CDBNitW98QLDlKR5O": "items_human_ins.json",
+    }
+    for drive_id, name in setup_sh_ids.items():
+        behaviour.files[drive_id] = name.encode()
+    paths = download_files(
+        files_of(["1k"]), tmp_path, drive_url=f"{base}/download", verify=False, progress=False
+    )
+    assert [p.read_bytes().decode() for p in paths] == list(setup_sh_ids.values())
+    asked = [urllib.parse.parse_qs(urllib.parse.urlsplit(path).query) for path, _ in behaviour.requests]
+    assert [q["id"] for q in asked if "uuid" not in q] == [[drive_id] for drive_id in setup_sh_ids]
+    assert all(q["export"] == ["download"] for q in asked)

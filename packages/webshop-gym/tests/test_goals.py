@@ -35,8 +35,8 @@ def real(webshop_1k: Path) -> Catalog:
 
 
 @pytest.fixture(scope="module")
-def reference(webshop_1k: Path) -> list[dict[str, Any]]:
-    with (webshop_1k / "reference_loaded_products_1000.json").open() as f:
+def reference(webshop_1k_references: Path) -> list[dict[str, Any]]:
+    with (webshop_1k_references / "reference_loaded_products_1000.json").open() as f:
         return json.load(f)
 
 
@@ -99,8 +99,8 @@ def test_human_goals_in_the_original_order(real: Catalog, reference: list[dict[s
         assert goal.weight == 1.0
 
 
-def test_human_goals_sit_at_the_papers_positions(real: Catalog, webshop_1k: Path) -> None:
-    paper = json.loads((webshop_1k / "human_goals.json").read_text())
+def test_human_goals_sit_at_the_papers_positions(real: Catalog, webshop_1k_references: Path) -> None:
+    paper = json.loads((webshop_1k_references / "human_goals.json").read_text())
     assert len(paper) == 12087
     goals = build_goals(real, "human")
     assert [g.position for g in goals] == PAPER_POSITIONS_1K
@@ -229,11 +229,9 @@ def test_goals_are_identical_in_every_process(real: Catalog, webshop_1k: Path) -
     assert digests[0] == digests[1] == hashlib.sha256(here.encode()).hexdigest()
 
 
-def test_goals_do_not_touch_the_global_random_state(webshop_1k: Path) -> None:
+def test_goals_do_not_touch_the_global_random_state(webshop_1k: Path, webshop_1k_human: Path) -> None:
     fresh = load_products(
-        webshop_1k / "items_shuffle_1000.json",
-        webshop_1k / "items_ins_v2_1000.json",
-        webshop_1k / "items_human_ins_1000.json",
+        webshop_1k / "items_shuffle_1000.json", webshop_1k / "items_ins_v2_1000.json", webshop_1k_human
     )
     random.seed(7)
     state = random.getstate()
@@ -242,12 +240,10 @@ def test_goals_do_not_touch_the_global_random_state(webshop_1k: Path) -> None:
     assert random.getstate() == state
 
 
-def test_building_goals_is_cached(webshop_1k: Path) -> None:
+def test_building_goals_is_cached(webshop_1k: Path, webshop_1k_human: Path) -> None:
     # (How long building takes is benchmarks/env_speed.py's to measure, not a unit test's.)
     fresh = load_products(
-        webshop_1k / "items_shuffle_1000.json",
-        webshop_1k / "items_ins_v2_1000.json",
-        webshop_1k / "items_human_ins_1000.json",
+        webshop_1k / "items_shuffle_1000.json", webshop_1k / "items_ins_v2_1000.json", webshop_1k_human
     )
     goals = build_goals(fresh, "synthetic")
     assert build_goals(fresh, "synthetic") is goals

@@ -45,8 +45,8 @@ def _private_data_dir(data_dir: Path, monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.fixture(scope="module")
-def reference_hits(webshop_1k: Path) -> list[dict]:
-    with (webshop_1k / "reference_bm25_hits_1000.jsonl").open() as f:
+def reference_hits(webshop_1k_references: Path) -> list[dict]:
+    with (webshop_1k_references / "reference_bm25_hits_1000.jsonl").open() as f:
         return [json.loads(line) for line in f]
 
 
@@ -108,7 +108,7 @@ def test_embedded_analyzer_gives_lucenes_terms(webshop_1k: Path, reference_hits:
 
 
 def test_embedded_bm25_scores_are_lucenes_bit_for_bit(
-    engine_1k: LuceneEngine, webshop_1k: Path, reference_hits: list[dict]
+    engine_1k: LuceneEngine, webshop_1k: Path, webshop_1k_references: Path, reference_hits: list[dict]
 ) -> None:
     """The default engine's float32 scores and order equal Lucene's own, before pyserini rounds."""
     java = lucene._java_class
@@ -130,7 +130,7 @@ def test_embedded_bm25_scores_are_lucenes_bit_for_bit(
     bag_of_words = java("io.anserini.search.query.BagOfWordsQueryGenerator")()
 
     queries = [record["query"] for record in reference_hits]
-    queries += json.loads((webshop_1k / "human_goals.json").read_text())[:300]
+    queries += json.loads((webshop_1k_references / "human_goals.json").read_text())[:300]
     words = [w for q in queries for w in q.split()]
     rng = random.Random(0)
     queries += [" ".join(rng.choices(words, k=rng.randint(1, 30))) for _ in range(200)]

@@ -171,9 +171,9 @@ def test_human_instructions_ask_only_for_what_their_product_has(
 
 
 def test_human_instructions_match_the_real_files_structure(
-    human: dict[str, list[dict[str, Any]]], webshop_1k: Path
+    human: dict[str, list[dict[str, Any]]], webshop_1k_human: Path
 ) -> None:
-    real = json.loads((webshop_1k / "items_human_ins_1000.json").read_text(encoding="utf-8"))
+    real = json.loads(webshop_1k_human.read_text(encoding="utf-8"))
     assert {k for es in real.values() for e in es for k in e} == HUMAN_KEYS
     assert {k for es in human.values() for e in es for k in e} == HUMAN_KEYS
 

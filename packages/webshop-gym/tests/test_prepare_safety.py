@@ -29,11 +29,12 @@ def _snapshot(folder: Path) -> dict[str, str]:
 
 
 @pytest.fixture
-def raw(webshop_1k: Path, tmp_path: Path) -> Path:
+def raw(webshop_1k: Path, webshop_1k_human: Path, tmp_path: Path) -> Path:
     folder = tmp_path / "raw"
     folder.mkdir()
-    for name in ("items_shuffle_1000.json", "items_ins_v2_1000.json", "items_human_ins_1000.json"):
+    for name in ("items_shuffle_1000.json", "items_ins_v2_1000.json"):
         shutil.copy(webshop_1k / name, folder / name)
+    shutil.copy(webshop_1k_human, folder / "items_human_ins_1000.json")
     return folder
 
 

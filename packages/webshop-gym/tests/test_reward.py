@@ -135,8 +135,8 @@ def test_token_set_score_equals_thefuzz_on_random_strings(a: str, b: str) -> Non
     assert token_set_score(a, b) == fuzz.token_set_ratio(a, b)
 
 
-def test_token_set_score_equals_thefuzz_on_real_attributes_and_options(webshop_1k: Path) -> None:
-    products = json.loads((webshop_1k / "reference_loaded_products_1000.json").read_text())
+def test_token_set_score_equals_thefuzz_on_real_attributes_and_options(webshop_1k_references: Path) -> None:
+    products = json.loads((webshop_1k_references / "reference_loaded_products_1000.json").read_text())
     attributes = sorted({a for p in products for a in p["Attributes"] if "_" not in a})
     values = sorted({v for p in products for vs in p["options"].values() for v in vs if "_" not in v})
     names = sorted({name for p in products for name in p["options"]})

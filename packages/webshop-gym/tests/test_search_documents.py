@@ -10,9 +10,9 @@ from webshop_gym.data.catalog import load_catalog
 from webshop_gym.search.documents import search_document
 
 
-def test_every_document_matches_the_original_index(webshop_1k: Path) -> None:
+def test_every_document_matches_the_original_index(webshop_1k: Path, webshop_1k_references: Path) -> None:
     catalog = load_catalog(webshop_1k)
-    with (webshop_1k / "reference_lucene_documents_1000.jsonl").open() as f:
+    with (webshop_1k_references / "reference_lucene_documents_1000.jsonl").open() as f:
         documents = [json.loads(line) for line in f]
     assert [d["id"] for d in documents] == [p.asin for p in catalog]
     mismatches = [

@@ -23,11 +23,11 @@ def serve(*arguments: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.fixture
-def catalogue_with_a_fifo(tmp_path: Path, webshop_1k: Path) -> Path:
+def catalogue_with_a_fifo(tmp_path: Path, webshop_1k: Path, webshop_1k_human: Path) -> Path:
     folder = tmp_path / "catalogue"
     folder.mkdir()
-    for name in ("items_ins_v2_1000.json", "items_human_ins_1000.json"):
-        shutil.copy(webshop_1k / name, folder / name)
+    shutil.copy(webshop_1k / "items_ins_v2_1000.json", folder / "items_ins_v2_1000.json")
+    shutil.copy(webshop_1k_human, folder / "items_human_ins_1000.json")
     os.mkfifo(folder / "items_shuffle_1000.json")  # read, it would block until a writer comes
     return folder
 

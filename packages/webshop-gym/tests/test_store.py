@@ -88,9 +88,10 @@ def test_instructions_prices_and_goals_match_the_loader(memory: Catalog, stored:
 
 
 def test_search_matches_the_in_memory_engine(
-    memory: Catalog, stored: StoredCatalog, webshop_1k: Path
+    memory: Catalog, stored: StoredCatalog, webshop_1k_references: Path
 ) -> None:
-    queries = [json.loads(line)["query"] for line in (webshop_1k / "reference_bm25_hits_1000.jsonl").open()]
+    hits = webshop_1k_references / "reference_bm25_hits_1000.jsonl"
+    queries = [json.loads(line)["query"] for line in hits.open()]
     in_memory, from_store = build_engine(memory, "bm25"), build_engine(stored, "bm25")
     assert isinstance(from_store.index._docs.base, np.memmap)  # type: ignore[attr-defined]
     words = [w for q in queries for w in q.split()]

@@ -35,13 +35,16 @@ Transcript = list[tuple[Any, ...]]
 
 
 @pytest.fixture(scope="module")
-def worlds(webshop_1k: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
+def worlds(
+    webshop_1k: Path, webshop_1k_human: Path, tmp_path_factory: pytest.TempPathFactory
+) -> dict[str, dict[str, Any]]:
     """gym.make arguments of each world. The 1k ones live in new folders, so their catalogue,
     store and index are first loaded by the 32 threads that make the envs."""
     files = tmp_path_factory.mktemp("json") / "webshop-1k"  # named as the real set: its goal numbers
     files.mkdir()
-    for name in ("items_shuffle_1000.json", "items_ins_v2_1000.json", "items_human_ins_1000.json"):
+    for name in ("items_shuffle_1000.json", "items_ins_v2_1000.json"):
         (files / name).symlink_to(webshop_1k / name)
+    (files / "items_human_ins_1000.json").symlink_to(webshop_1k_human)
     store = tmp_path_factory.mktemp("store") / "webshop-1k"
     prepare_catalog(find_inputs(webshop_1k), store, progress=False)
     return {
