@@ -1,6 +1,6 @@
 """Env creation time and step latency, on the bundled catalogue and the real 1k set.
 
-    python benchmarks/env_speed.py [--data ../shared/webshop-1k] [--episodes 200]
+    python benchmarks/env_speed.py [--data DIR] [--episodes 200]
 
 Cold creation runs in a fresh Python process (imports, catalogue load, goals, index);
 warm creation is a second `gym.make` in a process that already made one. Step latency is
@@ -22,9 +22,10 @@ from pathlib import Path
 import gymnasium as gym
 
 import webshop_gym  # noqa: F401
+from webshop_gym.data.locations import find_webshop_1k
 from webshop_gym.scripted import ExpertPolicy
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "webshop-1k"
+REPO = Path(__file__).resolve().parents[1]
 
 
 def machine() -> str:
@@ -89,7 +90,9 @@ def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="folder with the official 1k files")
+    parser.add_argument(
+        "--data", type=Path, default=None, help="folder with the official 1k files (default: find_webshop_1k)"
+    )
     parser.add_argument("--episodes", type=int, default=200)
     args = parser.parse_args()
     print(f"machine: {machine()}")
@@ -97,14 +100,16 @@ def main() -> None:
     print("| " + " | ".join([*columns, "other step median (n)"]) + " |")
     print("|---|---|---|---|---|---|")
     report("mini (human goals)", {"split": "all"}, args.episodes)
-    if args.data.is_dir():
-        report(
-            "webshop-1k (synthetic goals)",
-            {"catalog": str(args.data), "goals": "synthetic", "split": "all"},
-            args.episodes,
-        )
-    else:
-        print(f"(no real data at {args.data}: pass --data DIR to time the 1k set)")
+    try:
+        data = args.data or find_webshop_1k(REPO)
+    except FileNotFoundError as missing:
+        print(f"(the 1k set is not timed: {missing})")
+        return
+    report(
+        "webshop-1k (synthetic goals)",
+        {"catalog": str(data), "goals": "synthetic", "split": "all"},
+        args.episodes,
+    )
 
 
 if __name__ == "__main__":

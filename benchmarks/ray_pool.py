@@ -3,7 +3,7 @@
     python -m benchmarks.ray_pool --out benchmarks/results/ray_pool.md
     nox -s bench_original_pool -- --original /path/to/WebShop --out benchmarks/results/ray_pool.md
 
-Prepares the official 1,000-product set (``--raw``, default ``../shared/webshop-1k``) into a
+Prepares the official 1,000-product set (``--raw``, default: `find_webshop_1k`'s folder) into a
 temporary store (or opens ``--store``), then measures, each after the same workload
 (``--rounds`` resets of the batch, each followed by 15 batch steps of seeded random valid
 actions, searches using the instruction):
@@ -51,7 +51,6 @@ import numpy as np
 from benchmarks.machine import markdown_record
 
 REPO = Path(__file__).resolve().parents[1]
-RAW_1K = REPO.parent / "shared" / "webshop-1k"
 STEPS_PER_ROUND = 15  # verl-agent's WebShop episodes: 15 steps
 MB = 1024
 POOLED_ENVS, ENVS_PER_ACTOR = 64, 16  # the pooled layout: build_webshop_envs' default envs_per_actor
@@ -262,11 +261,30 @@ def link_original_checkout(checkout: Path, raw: Path, folder: Path) -> Path:
             (package / entry.name).symlink_to(entry)
     data = folder / "data"
     data.mkdir()
-    for name, source in ORIGINAL_DATA_FILES.items():
-        if not (raw / source).is_file():
-            raise SystemExit(f"{raw / source} not found; --raw must be the folder with the official 1k files")
-        (data / name).symlink_to((raw / source).resolve())
+    for name in ORIGINAL_DATA_FILES:
+        source = original_data_source(raw, name)
+        if not source.is_file():
+            raise SystemExit(f"{source} not found; --raw must be the folder with the official 1k files")
+        (data / name).symlink_to(source.resolve())
     return folder
+
+
+def original_data_source(raw: Path, name: str) -> Path:
+    """The 1k folder's file for the original's data file ``name``: the downloaded human file
+    keeps the original's name, the 1k copy beside this project holds its 1k entries instead."""
+    return raw / name if (raw / name).is_file() else raw / ORIGINAL_DATA_FILES[name]
+
+
+def raw_1k(args: argparse.Namespace) -> Path:
+    """``--raw``, else the 1k folder `find_webshop_1k` finds (with the reference files for --original)."""
+    if args.raw is None:
+        from webshop_gym.data.locations import find_webshop_1k
+
+        try:
+            args.raw = find_webshop_1k(REPO, references=args.original is not None)
+        except FileNotFoundError as missing:
+            raise SystemExit(str(missing)) from None
+    return args.raw
 
 
 def build_original_index(documents: Path, index: Path) -> None:
@@ -449,7 +467,7 @@ def prepared_store(args: argparse.Namespace, scratch: str) -> str:
     from webshop_gym.data.prepare import find_inputs, prepare_catalog
 
     out = Path(scratch) / "webshop-1k"
-    prepare_catalog(find_inputs(args.raw), out, progress=False)
+    prepare_catalog(find_inputs(raw_1k(args)), out, progress=False)
     return str(out)
 
 
@@ -556,7 +574,9 @@ def main(argv: list[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--raw", type=Path, default=RAW_1K, help="folder with the official 1k files")
+    parser.add_argument(
+        "--raw", type=Path, default=None, help="folder with the official 1k files (default: find_webshop_1k)"
+    )
     parser.add_argument("--store", type=Path, default=None, help="a prepared store (skips preparing)")
     parser.add_argument("--actors", type=int, nargs="+", default=[8, 32, 64])
     parser.add_argument(
@@ -599,8 +619,8 @@ def main(argv: list[str] | None = None) -> None:
     with tempfile.TemporaryDirectory() as scratch:
         site = ""  # where the original is imported from, set up first: a wrong --original fails at once
         if args.original is not None:
-            site = str(link_original_checkout(args.original, args.raw, Path(scratch) / "original"))
-            build_original_index(args.raw / ORIGINAL_DOCUMENTS, Path(site) / ORIGINAL_INDEX)
+            site = str(link_original_checkout(args.original, raw_1k(args), Path(scratch) / "original"))
+            build_original_index(raw_1k(args) / ORIGINAL_DOCUMENTS, Path(site) / ORIGINAL_INDEX)
         store = prepared_store(args, scratch)
         store_mb = sum(f.stat().st_size for f in Path(store).rglob("*") if f.is_file()) / 2**20
         workload = ("--rounds", str(args.rounds), "--seed", str(args.seed))

@@ -1,6 +1,6 @@
 """How often the purchase reward with the noun approximation equals the reward with spaCy's nouns.
 
-    python benchmarks/reward_agreement.py [--data ../shared/webshop-1k] [--model en_core_web_lg]
+    python benchmarks/reward_agreement.py [--data DIR] [--model en_core_web_lg]
 
 The reward's r_type compares the nouns of the goal's product name with those of the
 product bought (`webshop_gym.reward.type_reward`); the original finds them with spaCy.
@@ -33,6 +33,7 @@ from pathlib import Path
 
 from webshop_gym.data.catalog import load_catalog
 from webshop_gym.data.goals import build_goals, product_prices
+from webshop_gym.data.locations import find_webshop_1k
 from webshop_gym.reward import (
     APPROX_NOUN_EXTRACTOR,
     SPACY_MODELS,
@@ -42,7 +43,7 @@ from webshop_gym.reward import (
 )
 from webshop_gym.search.engines import build_engine
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "webshop-1k"
+REPO = Path(__file__).resolve().parents[1]
 HITS = 10  # search hits bought per goal
 RANDOM_PURCHASES = 5  # uniformly drawn products bought per goal
 
@@ -81,7 +82,9 @@ def load_spacy(model: str | None) -> NounExtractor:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the official 1k files")
+    parser.add_argument(
+        "--data", type=Path, default=None, help="the official 1k files (default: find_webshop_1k)"
+    )
     parser.add_argument("--model", help="spaCy model name or path (default: the first installed)")
     parser.add_argument("--seed", type=int, default=0)
     parser.add_argument(
@@ -91,6 +94,10 @@ def main() -> None:
         "--held-out FILE): also report the agreement on names the tagger has not seen",
     )
     args = parser.parse_args()
+    try:
+        args.data = args.data or find_webshop_1k(REPO)
+    except FileNotFoundError as missing:
+        parser.error(str(missing))
     spacy_nouns = load_spacy(args.model)
     import spacy
 

@@ -1,6 +1,6 @@
 """How closely each search backend reproduces the original WebShop's Lucene hits.
 
-    python benchmarks/search_agreement.py [--data ../shared/webshop-1k]
+    python benchmarks/search_agreement.py [--data DIR]
 
 Over the official 1,000-product set, for the 622 queries of
 ``reference_bm25_hits_1000.jsonl`` (top-50 hits of the original's Lucene index), prints per
@@ -23,11 +23,12 @@ import time
 from pathlib import Path
 
 from webshop_gym.data.catalog import load_catalog
+from webshop_gym.data.locations import find_webshop_1k
 from webshop_gym.search.analysis import analyze
 from webshop_gym.search.documents import search_document
 from webshop_gym.search.engines import SearchEngine, build_engine
 
-DEFAULT_DATA = Path(__file__).resolve().parents[1].parent / "shared" / "webshop-1k"
+REPO = Path(__file__).resolve().parents[1]
 
 
 COLUMNS = ("top-10 in order", "top-10 as a set", "top-50 in order", "top-50 + scores")
@@ -67,8 +68,17 @@ def analyzer_agreement(documents: list[str], queries: list[str]) -> tuple[int, i
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the official 1k files")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        default=None,
+        help="the official 1k files and reference_bm25_hits_1000.jsonl (default: find_webshop_1k)",
+    )
     args = parser.parse_args()
+    try:
+        args.data = args.data or find_webshop_1k(REPO, references=True)
+    except FileNotFoundError as missing:
+        parser.error(str(missing))
     # The Lucene index goes to a scratch data folder: the figures never reuse an old index.
     os.environ.setdefault("WEBSHOP_GYM_DATA", tempfile.mkdtemp(prefix="webshop-gym-agreement-"))
     catalog = load_catalog(args.data)

@@ -10,7 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.ray_pool import ORIGINAL_DATA_FILES, link_original_checkout, original_notes
+from benchmarks.ray_pool import (
+    ORIGINAL_DATA_FILES,
+    link_original_checkout,
+    original_data_source,
+    original_notes,
+)
 
 # The way the original's web_agent_site/utils.py finds its data: relative to its own file.
 PATHS_MODULE = """
@@ -49,7 +54,7 @@ def test_the_checkouts_code_reads_the_1k_files_from_the_linked_folder(
     )  # the checkout's code
     for line in files:
         name, content = line.split()
-        assert bytes.fromhex(content) == (webshop_1k / ORIGINAL_DATA_FILES[name]).read_bytes(), name
+        assert bytes.fromhex(content) == original_data_source(webshop_1k, name).read_bytes(), name
     assert sorted(path.relative_to(checkout) for path in checkout.rglob("*")) == before
 
 

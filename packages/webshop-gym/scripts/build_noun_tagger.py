@@ -1,7 +1,7 @@
 """Builds ``webshop_gym/noun_tagger.json.gz``: spaCy's tokenizer rules and a tagger distilled from spaCy.
 
     python packages/webshop-gym/scripts/build_noun_tagger.py --model en_core_web_lg \\
-        [--data ../shared/webshop-1k] [--folds 2]
+        [--data DIR] [--folds 2]
 
 Run it where spaCy and the model are installed (``pip install 'webshop-gym[spacy]'``,
 ``python -m spacy download en_core_web_lg``, or any English spaCy 3 pipeline by name or
@@ -32,9 +32,9 @@ ROOT = Path(__file__).resolve().parents[3]
 sys.path.insert(0, str(ROOT / "packages" / "webshop-gym" / "src"))
 
 from webshop_gym.data.catalog import load_catalog  # noqa: E402
+from webshop_gym.data.locations import find_webshop_1k  # noqa: E402
 from webshop_gym.noun_tagger import DATA_FILE, NOUN_TAGS, NounTagger, features  # noqa: E402
 
-DEFAULT_DATA = ROOT.parent / "shared" / "webshop-1k"
 EPOCHS = 12
 # The tokenizer rules are spaCy's, and the tagger learnt from a spaCy model's output.
 SPACY_NOTICE = (
@@ -101,11 +101,17 @@ def train(sentences: list[tuple[list[str], list[bool]]], seed: int = 0) -> dict[
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--model", default="en_core_web_lg", help="spaCy model name or folder")
-    parser.add_argument("--data", type=Path, default=DEFAULT_DATA, help="the official 1k files")
+    parser.add_argument(
+        "--data", type=Path, default=None, help="the official 1k files (default: find_webshop_1k)"
+    )
     parser.add_argument("--folds", type=int, default=0, help="also tag names with models not trained on them")
     parser.add_argument("--held-out", type=Path, help="where --folds writes those nouns (JSON)")
     parser.add_argument("--out", type=Path, default=DATA_FILE)
     args = parser.parse_args()
+    try:
+        args.data = args.data or find_webshop_1k(ROOT)
+    except FileNotFoundError as missing:
+        parser.error(str(missing))
     import spacy
 
     nlp = spacy.load(args.model)
