@@ -22,11 +22,11 @@ def running_on_ci() -> bool:
     return os.environ.get("CI", "").strip().lower() not in ("", "0", "false", "no")
 
 
-def _find(references: bool) -> Path:
+def _find(references: bool, tmp_path_factory: pytest.TempPathFactory) -> Path:
     from webshop_gym.data.locations import find_webshop_1k
 
     try:
-        return find_webshop_1k(CHECKOUT, references=references)
+        return _named_webshop_1k(find_webshop_1k(CHECKOUT, references=references), tmp_path_factory)
     except FileNotFoundError as error:
         missing = str(error)
     if running_on_ci():
@@ -34,17 +34,31 @@ def _find(references: bool) -> Path:
     pytest.skip(missing)
 
 
+def _named_webshop_1k(folder: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``folder``, or links to its data files in a folder named ``webshop-1k``: a catalogue is named
+    after its folder, and the tests expect the real set's name (in reprs, stores, split hashes),
+    also when the files come from ``raw/`` of the data cache or a folder of another name."""
+    if folder.name == "webshop-1k":
+        return folder
+    named = tmp_path_factory.mktemp("real-data") / "webshop-1k"
+    named.mkdir()
+    for file in folder.iterdir():
+        if file.is_file() and file.suffix in (".json", ".jsonl"):
+            (named / file.name).symlink_to(file.resolve())
+    return named
+
+
 @pytest.fixture(scope="session")
-def webshop_1k() -> Path:
+def webshop_1k(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder with the official 1,000-product files (items_shuffle_1000.json, ...)."""
-    return _find(references=False)
+    return _find(references=False, tmp_path_factory=tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
-def webshop_1k_references() -> Path:
+def webshop_1k_references(tmp_path_factory: pytest.TempPathFactory) -> Path:
     """The folder with the 1k files and what the original code made of them (reference_*.json*,
     human_goals.json: `webshop_gym.data.locations.WEBSHOP_1K_REFERENCE_FILES`)."""
-    return _find(references=True)
+    return _find(references=True, tmp_path_factory=tmp_path_factory)
 
 
 @pytest.fixture(scope="session")
