@@ -46,7 +46,7 @@ ENV_IDS: dict[str, dict[str, object]] = {
     "WebShop-Remote-v0": {"observation_mode": "text"},
 }
 # Ids whose class is not `WebShopEnv`.
-ENTRY_POINTS: dict[str, str] = {"WebShop-Remote-v0": "webshop_gym.remote:RemoteWebShopEnv"}
+ENTRY_POINTS: dict[str, str] = {"WebShop-Remote-v0": "webshop_gym.web.client:RemoteWebShopEnv"}
 
 
 def register_envs() -> None:

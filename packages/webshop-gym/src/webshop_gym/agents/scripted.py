@@ -9,7 +9,7 @@ Both follow one small protocol: ``act(observation, info) -> action string``.
 Example:
     >>> import gymnasium as gym
     >>> import webshop_gym
-    >>> from webshop_gym.scripted import ExpertPolicy, run_episode
+    >>> from webshop_gym.agents.scripted import ExpertPolicy, run_episode
     >>> env = gym.make("WebShop-Mini-Text-v0", split="test")
     >>> run_episode(env, ExpertPolicy(env), seed=0, goal_index=0)["success"]
     True

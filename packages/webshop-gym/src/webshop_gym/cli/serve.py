@@ -1,10 +1,9 @@
-"""The ``serve`` and ``replay`` subcommands of ``webshop-gym`` (listed in `webshop_gym.cli.COMMANDS`).
+"""The ``serve`` subcommand of ``webshop-gym`` (listed in `webshop_gym.cli.COMMANDS`).
 
-``webshop-gym serve`` runs the web shop and its JSON API (needs the ``web`` extra), or with
-``--protocol openenv`` an OpenEnv server (`webshop_gym.integrations.openenv`, the ``openenv``
-extra); ``webshop-gym replay FILE...`` re-runs recorded trajectories through the env and checks
-that every observation and reward comes out as recorded (no extra needed).
-Building the parsers imports nothing heavy; Flask or openenv-core is imported only when ``serve`` runs.
+``webshop-gym serve`` runs the web shop and its JSON API (`webshop_gym.web`, needs the ``web``
+extra), or with ``--protocol openenv`` an OpenEnv server (`webshop_gym.integrations.openenv`,
+the ``openenv`` extra). Building the parser imports nothing heavy; Flask or openenv-core is
+imported only when ``serve`` runs.
 """
 
 from __future__ import annotations
@@ -16,7 +15,6 @@ import errno
 import socket
 import stat
 import sys
-import warnings
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -24,7 +22,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 if TYPE_CHECKING:
     from webshop_gym.envs import GoalSource
 
-__all__ = ["add_replay_command", "add_serve_command", "run_replay", "run_serve"]
+__all__ = ["add_serve_command", "default_allowed_hosts", "run_serve"]
 
 T = TypeVar("T")
 
@@ -587,64 +585,3 @@ def run_openenv_serve(args: argparse.Namespace) -> int:
         config = uvicorn.Config(app, log_level="info", ws_max_size=1 << 20)
         uvicorn.Server(config).run(sockets=[listener])
     return 0
-
-
-def add_replay_command(subparsers: argparse._SubParsersAction) -> argparse.ArgumentParser:
-    """Adds ``replay`` to a ``webshop-gym`` subcommand parser."""
-    parser = subparsers.add_parser(
-        "replay",
-        help="re-run recorded trajectories and check that they reproduce",
-        description=(
-            "Re-run each episode of trajectory files (from `webshop-gym serve` or TrajectoryRecorder) "
-            "through a fresh env built from the recorded arguments; exit 1 if any observation, "
-            "reward or end flag differs."
-        ),
-    )
-    parser.add_argument("files", nargs="+", type=Path, help="trajectory .jsonl files or folders of them")
-    parser.add_argument("--catalog", default=None, help="use this catalogue instead of the recorded one")
-    return parser
-
-
-def _trajectory_files(paths: list[Path]) -> list[Path]:
-    files: list[Path] = []
-    for path in paths:
-        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
-    return files
-
-
-def run_replay(args: argparse.Namespace) -> int:
-    from webshop_gym.trajectories import read_trajectories, replay
-
-    failures = episodes = 0
-    for path in _trajectory_files(args.files):
-        try:
-            with warnings.catch_warnings():  # said below, once, in the command's own words
-                warnings.simplefilter("ignore", RuntimeWarning)
-                recorded = read_trajectories(path)
-        except (OSError, ValueError) as error:
-            print(f"{path}: cannot read: {error}", file=sys.stderr)
-            failures += 1
-            continue
-        if recorded.dropped_torn_line:
-            print(f"{path}: skipped a torn last line (a write cut short by a crash)")
-        for number, episode in enumerate(recorded.episodes, start=1):
-            episodes += 1
-            try:
-                result = replay(episode, catalog=args.catalog)
-            except (FileNotFoundError, ValueError) as error:
-                print(f"{path} episode {number}: cannot replay: {error}", file=sys.stderr)
-                failures += 1
-                continue
-            verdict = "reproduced" if result.matches else "DIFFERS"
-            branch = episode.branch_of
-            branched = f" (episode {branch[0] + 1} to step {branch[1]}, then its own)" if branch else ""
-            print(
-                f"{path} episode {number}{branched}: goal {episode.header['goal_index']}, "
-                f"{len(episode.steps)} steps, return {result.recorded_return:.4f} recorded / "
-                f"{result.replayed_return:.4f} replayed: {verdict}"
-            )
-            for mismatch in result.mismatches:
-                print(f"    {mismatch}")
-            failures += not result.matches
-    print(f"{episodes} episodes replayed, {failures} failed")
-    return 1 if failures else 0

@@ -68,9 +68,9 @@ __all__ = [
     "template_environment",
 ]
 
-_PACKAGE_DIR = Path(__file__).resolve().parent
-TEMPLATE_DIR = _PACKAGE_DIR / "templates"
-STATIC_DIR = _PACKAGE_DIR / "static"
+_RENDER_DIR = Path(__file__).resolve().parent
+TEMPLATE_DIR = _RENDER_DIR / "templates"
+STATIC_DIR = _RENDER_DIR / "static"
 
 # The done page's score line (shop._done_elements); the elements before it are the
 # original's hidden purchase record.
@@ -209,7 +209,7 @@ def render_html(
         catalog: Products by asin (a `webshop_gym.data.model.Catalog`).
         show_attributes: Whether item pages show the ``Attributes`` tab.
         reward_details: On the done page, the reward breakdown to include as JSON data
-            (`webshop_gym.reward.RewardBreakdown.as_dict`); ignored on other pages.
+            (`webshop_gym.reward.original.RewardBreakdown.as_dict`); ignored on other pages.
         site: The page as the web shop serves it to people (see the module docstring);
             None (observations): the original's page.
 

@@ -11,11 +11,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 
 from webshop_gym.data.model import BaseCatalog, Goal
-from webshop_gym.reward import original_reward
-from webshop_gym.shop import Page, PageState
+from webshop_gym.reward.original import original_reward
+from webshop_gym.shop import RESULTS_PER_PAGE, Page, PageState
 
 POTENTIAL_SCALE = 0.5  # below the final reward, so buying stays what pays
-RESULTS_PER_PAGE = 10
 
 
 class ProgressPotential:

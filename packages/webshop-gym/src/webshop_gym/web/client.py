@@ -1,5 +1,8 @@
 """`RemoteWebShopEnv` (``WebShop-Remote-v0``): a WebShop env that lives on a `webshop-gym serve` server.
 
+The client side of `webshop_gym.web`: standard library, `webshop_gym.web.codec` and the env's
+spaces only, so it imports (and ``gym.make("WebShop-Remote-v0")`` works) without Flask.
+
 Agents in other processes or on other machines share the server's one loaded catalogue:
 each `RemoteWebShopEnv` creates its own env on the server through the JSON API
 (`webshop_gym.web.api`) and forwards ``reset`` / ``step`` / ``render`` / ``close`` to it.
@@ -39,16 +42,17 @@ from typing import Any
 import gymnasium as gym
 
 from webshop_gym.data.model import Goal
-from webshop_gym.envs import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, UnicodeText, checked_reset_options
+from webshop_gym.envs import checked_reset_options
 from webshop_gym.shop import PageState
-from webshop_gym.wire import goal_from_json, state_from_json
+from webshop_gym.spaces import action_space, observation_space
+from webshop_gym.web.codec import goal_from_json, state_from_json
 
 __all__ = ["DEFAULT_SERVER_URL", "SERVER_URL_ENV", "RemoteEnvError", "RemoteEnvWarning", "RemoteWebShopEnv"]
 
 SERVER_URL_ENV = "WEBSHOP_GYM_SERVER"
 DEFAULT_SERVER_URL = "http://127.0.0.1:8000"
 API_PREFIX = "/api/v1"
-# The largest answer read: an observation is at most MAX_OBSERVATION_CHARS (1 Mi) characters,
+# The largest answer read: an observation is at most spaces.MAX_OBSERVATION_CHARS (1 Mi) characters,
 # a few bytes each in JSON, and the info beside it is small.
 MAX_RESPONSE_BYTES = 32 << 20
 _NOT_THE_API = "is server_url the address `webshop-gym serve` prints (like http://127.0.0.1:8000)?"
@@ -239,10 +243,10 @@ class RemoteWebShopEnv(gym.Env[str, str]):
     * ``timeout``: seconds to wait for each answer.
 
     Privileged attributes (``goal``, ``goal_index``, ``state``, ``steps``) are fetched from
-    the server when read, so privileged policies such as `webshop_gym.scripted.ExpertPolicy`
+    the server when read, so privileged policies such as `webshop_gym.agents.scripted.ExpertPolicy`
     work as with a local env.
 
-    Pickling stores the episode as JSON (`WebShopEnv.episode_snapshot`, read from the
+    Pickling stores the episode as JSON (`webshop_gym.web.snapshots`, read from the
     server; nothing is made there); each unpickle makes its own env on the server and
     continues the episode in it, so a pickle restores against any server with the same
     catalogue, even after a restart. Close unpickled copies too (idle envs expire anyway).
@@ -285,8 +289,8 @@ class RemoteWebShopEnv(gym.Env[str, str]):
             "show_attributes": show_attributes,
             "render_mode": render_mode,
         }
-        self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
-        self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
+        self.observation_space = observation_space()
+        self.action_space = action_space()
         self._client = _JsonClient(self._url.value, timeout)
         self.server_url = self._client.server_url  # without a trailing /api/v1
         self.env_id: str | None = None
@@ -435,8 +439,8 @@ class RemoteWebShopEnv(gym.Env[str, str]):
         self.timeout = saved["timeout"]
         self.arguments = saved["arguments"]
         self.render_mode = self.arguments["render_mode"]  # type: ignore[assignment]
-        self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
-        self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
+        self.observation_space = observation_space()
+        self.action_space = action_space()
         self._client = _JsonClient(self._url.value, self.timeout)
         self.server_url = self._client.server_url
         self.env_id = None

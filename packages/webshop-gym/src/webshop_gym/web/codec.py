@@ -1,5 +1,8 @@
 """JSON forms of goals and page states: the HTTP API, its Gymnasium client and episode records.
 
+The codec both sides of `webshop_gym.web` share (and `webshop_gym.trajectories`): standard
+library only, no Flask.
+
 Round trips are exact: ``goal_from_json(goal_to_json(g)) == g`` and the same for page
 states, so a remote privileged policy sees the very objects a local one would. Reading
 JSON that is not such an object (a field missing, of another shape) raises ``ValueError``
