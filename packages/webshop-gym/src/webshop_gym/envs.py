@@ -1,4 +1,12 @@
-"""`WebShopEnv`: the shop, its goals and its reward behind the Gymnasium step API."""
+"""`WebShopEnv`: the shop, its goals and its reward behind the Gymnasium step API.
+
+The env puts the concerns around it together: the world it plays in (the catalogue, goals
+and prices every env over it shares: `webshop_gym.data.world`), the site
+(`webshop_gym.shop`), the observation (`webshop_gym.render`), the reward
+(`webshop_gym.reward`) and its spaces (`webshop_gym.spaces`). It pickles as its arguments
+and its episode, never the shared catalogue; the server's JSON form of an episode is
+`webshop_gym.web.snapshots`.
+"""
 
 from __future__ import annotations
 
