@@ -27,7 +27,7 @@ import gymnasium as gym, webshop_gym
 assert "site-packages" in webshop_gym.__file__, webshop_gym.__file__
 import importlib.resources
 assert (importlib.resources.files("webshop_gym") / "py.typed").is_file(), "no py.typed"
-from webshop_gym.scripted import RulePolicy, run_episode
+from webshop_gym.agents.scripted import RulePolicy, run_episode
 env = gym.make("WebShop-Mini-Text-v0", split="test")
 result = run_episode(env, RulePolicy(), seed=0, goal_index=0)  # search, open the first hit, buy
 assert result["page"] == "done" and 0.0 <= result["score"] <= 1.0, result

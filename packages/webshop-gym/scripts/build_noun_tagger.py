@@ -1,11 +1,11 @@
-"""Builds ``webshop_gym/noun_tagger.json.gz``: spaCy's tokenizer rules and a tagger distilled from spaCy.
+"""Builds ``webshop_gym/reward/noun_tagger.json.gz``: spaCy's tokenizer rules and a tagger distilled from it.
 
     python packages/webshop-gym/scripts/build_noun_tagger.py --model en_core_web_lg \\
         [--data DIR] [--folds 2]
 
 Run it where spaCy and the model are installed (``pip install 'webshop-gym[spacy]'``,
 ``python -m spacy download en_core_web_lg``, or any English spaCy 3 pipeline by name or
-folder). It writes what `webshop_gym.noun_tagger` needs to find the nouns of product names
+folder). It writes what `webshop_gym.reward.nouns` needs to find the nouns of product names
 the way spaCy does, without spaCy:
 
 * the model's English tokenizer rules: its prefix, suffix, infix and URL patterns and
@@ -33,7 +33,7 @@ sys.path.insert(0, str(ROOT / "packages" / "webshop-gym" / "src"))
 
 from webshop_gym.data.catalog import load_catalog  # noqa: E402
 from webshop_gym.data.locations import find_webshop_1k  # noqa: E402
-from webshop_gym.noun_tagger import DATA_FILE, NOUN_TAGS, NounTagger, features  # noqa: E402
+from webshop_gym.reward.nouns import DATA_FILE, NOUN_TAGS, NounTagger, features  # noqa: E402
 
 EPOCHS = 12
 # The tokenizer rules are spaCy's, and the tagger learnt from a spaCy model's output.

@@ -23,8 +23,8 @@ from pathlib import Path
 import pytest
 from playwright.sync_api import Page, sync_playwright
 
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.scripted import ExpertPolicy
 from webshop_gym.trajectories import read_trajectories, replay
 from webshop_gym.web import ServerConfig, create_app
 from webshop_gym.web.server import ServerThread

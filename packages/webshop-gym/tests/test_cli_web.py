@@ -15,11 +15,12 @@ from pathlib import Path
 
 import pytest
 
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.cli import main
-from webshop_gym.cli_web import add_serve_command
+from webshop_gym.cli.serve import add_serve_command
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.scripted import ExpertPolicy
 from webshop_gym.trajectories import TrajectoryRecorder
+from webshop_gym.web.snapshots import episode_snapshot, restore_episode
 
 
 def record(path: Path, goals: range) -> None:
@@ -170,7 +171,7 @@ def test_serve_without_a_named_catalogue_says_what_to_run(tmp_path: Path, monkey
 
 
 def test_default_allowed_hosts_follow_the_listening_address() -> None:
-    from webshop_gym.cli_web import default_allowed_hosts
+    from webshop_gym.cli.serve import default_allowed_hosts
     from webshop_gym.web.config import LOOPBACK_HOSTS
 
     assert default_allowed_hosts("127.0.0.1") == LOOPBACK_HOSTS == default_allowed_hosts("::1")
@@ -185,9 +186,9 @@ def test_replay_command_replays_branches_and_skips_a_torn_tail(tmp_path: Path, c
     recorder = TrajectoryRecorder(path, source="web")
     recorder.reset(env, seed=1, goal_index=1)
     recorder.step(env, "search[shoes]")
-    after_search = env.episode_snapshot()
+    after_search = episode_snapshot(env)
     recorder.step(env, "click[next >]")
-    env.restore_episode(after_search)
+    restore_episode(env, after_search)
     observation, reward, terminated, truncated, info = env.step("click[back to search]")
     recorder.record_step(
         "click[back to search]", observation, reward, terminated, truncated, info, branch_of=(0, 1)

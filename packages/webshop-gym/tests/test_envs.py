@@ -13,8 +13,8 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import webshop_gym
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.scripted import ExpertPolicy
 
 # Real-data ids run over the 1k set beside the repo (the full catalogue is not here).
 REAL_DATA_IDS = {"WebShop-Text-v0", "WebShop-HTML-v0"}

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
+from webshop_gym.agents.scripted import ExpertPolicy, RulePolicy, run_episode
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.scripted import ExpertPolicy, RulePolicy, run_episode
 
 
 def evaluate(env, policy_cls):

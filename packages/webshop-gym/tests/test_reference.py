@@ -5,8 +5,8 @@ from __future__ import annotations
 import importlib.util
 from pathlib import Path
 
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.envs import INFO_KEYS, PURCHASE_INFO_KEYS, WebShopEnv
-from webshop_gym.scripted import ExpertPolicy
 
 PACKAGE = Path(__file__).resolve().parents[1]
 PAGE = PACKAGE / "docs" / "env-reference.md"

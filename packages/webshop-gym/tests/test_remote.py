@@ -6,6 +6,9 @@ import base64
 import http.server
 import pickle
 import socket
+import subprocess
+import sys
+import textwrap
 import threading
 import time
 
@@ -14,8 +17,8 @@ import pytest
 
 import webshop_gym  # noqa: F401
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.remote import RemoteEnvError, RemoteEnvWarning, RemoteWebShopEnv
 from webshop_gym.web import ServerConfig, create_app
+from webshop_gym.web.client import RemoteEnvError, RemoteEnvWarning, RemoteWebShopEnv
 from webshop_gym.web.server import ServerThread
 
 
@@ -29,6 +32,44 @@ def unused_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         return int(probe.getsockname()[1])
+
+
+# Run first in a subprocess: Flask, waitress and werkzeug cannot be imported, as without the web extra.
+BLOCK_THE_WEB_EXTRA = """
+import importlib.abc, sys
+
+class WithoutTheWebExtra(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name.partition(".")[0] in ("flask", "waitress", "werkzeug"):
+            raise ModuleNotFoundError(f"No module named {name!r} (blocked by the test)")
+        return None
+
+sys.meta_path.insert(0, WithoutTheWebExtra())
+"""
+
+
+def test_the_client_env_needs_no_flask(server) -> None:
+    """`WebShop-Remote-v0` imports and plays without the web extra; only the server needs Flask."""
+    code = BLOCK_THE_WEB_EXTRA + textwrap.dedent(
+        f"""
+        import gymnasium as gym
+        import webshop_gym.web.client
+
+        env = gym.make("WebShop-Remote-v0", server_url={server.url!r}, split="test")
+        observation, info = env.reset(seed=0, options={{"goal_index": 0}})
+        assert observation.startswith("WebShop [SEP] Instruction: [SEP] "), observation
+        assert env.step("search[shoes]")[-1]["page"] == "results"
+        env.close()
+        try:
+            from webshop_gym.web import create_app
+        except ImportError as error:
+            assert "pip install 'webshop-gym[web]'" in str(error), error
+        else:
+            raise AssertionError("create_app imported without Flask")
+        assert not {{"flask", "waitress", "werkzeug"}} & set(sys.modules)
+        """
+    )
+    subprocess.run([sys.executable, "-c", code], check=True, timeout=120)
 
 
 def test_unreachable_server_says_how_to_start_one() -> None:
@@ -255,7 +296,7 @@ def test_an_answer_that_is_not_the_apis_is_a_clear_error(fake, body: bytes, mess
 
 
 def test_an_oversized_answer_is_refused_not_read(fake, monkeypatch) -> None:
-    monkeypatch.setattr("webshop_gym.remote.MAX_RESPONSE_BYTES", 1000)
+    monkeypatch.setattr("webshop_gym.web.client.MAX_RESPONSE_BYTES", 1000)
     fake.body = b'{"env_id": "' + b"x" * 5000 + b'"}'
     with pytest.raises(RemoteEnvError, match="answer is 5014 bytes, more than the 1000 a WebShop answer"):
         RemoteWebShopEnv(server_url=fake.url, timeout=5)

@@ -18,7 +18,7 @@ import pytest
 
 from webshop_gym.data.catalog import load_catalog
 from webshop_gym.data.model import Catalog, Product, Review
-from webshop_gym.render import render_text, render_text_rich, visible_nodes
+from webshop_gym.render.text import render_text, render_text_rich, visible_nodes
 from webshop_gym.shop import Page, PageState, Shop, view_page
 
 INSTRUCTION = (

@@ -20,11 +20,11 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import webshop_gym  # noqa: F401
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.data.catalog import load_catalog
 from webshop_gym.data.model import Catalog, Product, Review
-from webshop_gym.render import render_text, visible_nodes
-from webshop_gym.render_html import render_html, template_environment
-from webshop_gym.scripted import ExpertPolicy
+from webshop_gym.render.html import render_html, template_environment
+from webshop_gym.render.text import render_text, visible_nodes
 from webshop_gym.shop import SUB_PAGES, Page, PageState, Shop
 
 INVISIBLE_PARENTS = {"style", "script", "head", "title", "meta", "[document]"}
@@ -262,7 +262,7 @@ PINNED_OBSERVATION_DIGESTS = {
 def test_observations_are_byte_for_byte_as_pinned(which: str, webshop_1k: Path) -> None:
     import hashlib
 
-    from webshop_gym.render import render_text_rich
+    from webshop_gym.render.text import render_text_rich
 
     catalog = load_catalog("mini" if which == "mini" else webshop_1k)
     renderers = {
@@ -287,7 +287,7 @@ def test_observations_are_byte_for_byte_as_pinned(which: str, webshop_1k: Path) 
 
 
 def site_page(state: PageState, catalog: Catalog, **view) -> BeautifulSoup:
-    from webshop_gym.render_html import SiteView
+    from webshop_gym.render.html import SiteView
 
     site = SiteView(image_url=lambda asin, options: f"/img/{asin}.svg", **view)
     return BeautifulSoup(render_html(state, catalog, True, site=site), "html.parser")
@@ -369,7 +369,7 @@ def test_site_item_page_shows_the_query_the_options_chosen_and_the_notice() -> N
 
 
 def test_money_for_people() -> None:
-    from webshop_gym.render_html import money
+    from webshop_gym.render.html import money
 
     assert money("$17.0") == "$17.00"
     assert money("$0.01 to $2.99") == "$0.01 – $2.99"
@@ -435,7 +435,7 @@ def test_site_item_page_puts_title_and_price_before_options_and_buy_now_after_th
 
 
 def money_of(text: str) -> str:
-    from webshop_gym.render_html import money
+    from webshop_gym.render.html import money
 
     return money(text)
 

@@ -18,7 +18,6 @@ from hypothesis import strategies as st
 from thefuzz import fuzz
 
 from webshop_gym import reward
-from webshop_gym.colors import COLOR_SET, normalize_color
 from webshop_gym.data.model import Goal, Product
 from webshop_gym.reward import (
     APPROX_NOUN_EXTRACTOR,
@@ -29,6 +28,7 @@ from webshop_gym.reward import (
     binary_reward,
     fuzzy_match,
     get_noun_extractor,
+    nouns,
     option_matches,
     original_reward,
     price_reward,
@@ -36,6 +36,7 @@ from webshop_gym.reward import (
     token_set_score,
     type_reward,
 )
+from webshop_gym.reward.colors import COLOR_SET, normalize_color
 
 # Whitespace "nouns": lets the r_type tests control the noun lists exactly.
 WORDS = NounExtractor(name="words", nouns=lambda name: tuple(name.lower().split()))
@@ -429,7 +430,7 @@ SPACY_TOKENS = {
 
 @pytest.mark.parametrize("name", list(SPACY_TOKENS))
 def test_approx_nouns_are_spacys(name: str) -> None:
-    from webshop_gym.noun_tagger import NounTagger
+    from webshop_gym.reward.nouns import NounTagger
 
     tokens, nouns = SPACY_TOKENS[name]
     assert NounTagger.load().tokenize(name) == tokens  # spaCy's tokenizer rules, spaCy's algorithm
@@ -506,7 +507,7 @@ def test_get_noun_extractor_loads_the_first_available_spacy_model(
         return nlp
 
     monkeypatch.setitem(sys.modules, "spacy", types.SimpleNamespace(load=load))
-    monkeypatch.setattr(reward, "_model_installed", lambda model: True)
+    monkeypatch.setattr(nouns, "_model_installed", lambda model: True)
     extractor = get_noun_extractor()
     assert requested == ["en_core_web_lg", "en_core_web_sm"]  # the paper's model first
     assert extractor.name == "spacy:en_core_web_sm"
@@ -530,7 +531,7 @@ def test_spacy_without_a_model_is_not_even_imported(
             raise AssertionError(f"spacy.{name} used although no model is installed")
 
     monkeypatch.setitem(sys.modules, "spacy", Untouchable("spacy"))
-    assert not any(reward._model_installed(m) for m in reward.SPACY_MODELS)  # none in this venv
+    assert not any(nouns._model_installed(m) for m in reward.SPACY_MODELS)  # none in this venv
     assert get_noun_extractor() is APPROX_NOUN_EXTRACTOR
     assert original_reward(make_product(), make_goal(), 1.0, {}).noun_extractor == "approx"
 

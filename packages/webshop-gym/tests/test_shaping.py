@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from webshop_gym.agents.scripted import ExpertPolicy, run_episode
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.scripted import ExpertPolicy, run_episode
 
 
 def test_search_loop_earns_no_net_shaped_reward():

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from webshop_gym.data.catalog import load_catalog
 from webshop_gym.data.model import Catalog, Product, Review
-from webshop_gym.render import render_text_rich
+from webshop_gym.render.text import render_text_rich
 from webshop_gym.search.engines import build_engine
 from webshop_gym.shop import Page, PageState, Purchase, Shop, StepResult
 

@@ -24,8 +24,8 @@ import pytest
 
 import webshop_gym  # noqa: F401  (registers the ids)
 from webshop_gym.actions import SEARCH_PLACEHOLDER, search_action
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.data.prepare import find_inputs, prepare_catalog
-from webshop_gym.scripted import ExpertPolicy
 
 THREADS = 32
 MODES = ("text", "text_rich", "html")

@@ -10,9 +10,10 @@ from pathlib import Path
 
 import pytest
 
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.scripted import ExpertPolicy
 from webshop_gym.trajectories import TRAJECTORY_FORMAT, TrajectoryRecorder, read_trajectories, replay
+from webshop_gym.web.snapshots import episode_snapshot, restore_episode
 
 
 def record_expert_episodes(path: Path, goals: range, **env_arguments) -> list[float]:
@@ -227,9 +228,9 @@ def test_a_branch_records_only_its_own_steps_and_reads_back_whole(tmp_path: Path
     snapshots = []
     for action in actions:
         recorder.step(env, action)
-        snapshots.append(env.episode_snapshot())
+        snapshots.append(episode_snapshot(env))
     before = path.stat().st_size
-    env.restore_episode(snapshots[0])  # go on from step 1 of episode 0
+    restore_episode(env, snapshots[0])  # go on from step 1 of episode 0
     observation, reward, terminated, truncated, info = env.step("click[back to search]")
     recorder.record_step(
         "click[back to search]", observation, reward, terminated, truncated, info, branch_of=(0, 1)

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 import webshop_gym  # noqa: F401  (registers the env ids)
-from webshop_gym.scripted import ExpertPolicy
-from webshop_gym.vector import EpisodeStart, play_episodes, slot_vector_env
+from webshop_gym.agents.scheduler import EpisodeStart, play_episodes, slot_vector_env
+from webshop_gym.agents.scripted import ExpertPolicy
 
 GOAL_WITH_OPTIONS, GOAL_WITHOUT_OPTIONS = 0, 8  # of the mini catalogue's test split
 

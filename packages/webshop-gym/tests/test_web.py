@@ -10,10 +10,10 @@ from pathlib import Path
 import pytest
 from bs4 import BeautifulSoup, Doctype
 
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.data.catalog import MINI_DIR
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.render_html import money
-from webshop_gym.scripted import ExpertPolicy
+from webshop_gym.render.html import money
 from webshop_gym.trajectories import read_trajectories, replay
 from webshop_gym.web import ServerConfig, create_app
 from webshop_gym.web.app import ACCESS_LOGGER, SECURITY_HEADERS, host_allowed

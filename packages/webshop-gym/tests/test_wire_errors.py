@@ -1,4 +1,4 @@
-"""`webshop_gym.wire` reading JSON that is not a goal or a page state (issue 40): a ValueError saying why."""
+"""`webshop_gym.web.codec` reading JSON that is not a goal or a page state (issue 40): a ValueError."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from typing import Any
 import pytest
 
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.wire import goal_from_json, goal_to_json, state_from_json, state_to_json
+from webshop_gym.web.codec import goal_from_json, goal_to_json, state_from_json, state_to_json
 
 
 @pytest.fixture(scope="module")

@@ -11,7 +11,7 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import webshop_gym  # noqa: F401
-from webshop_gym.scripted import ExpertPolicy
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.wrappers import (
     DiscreteActions,
     EncoderConfig,

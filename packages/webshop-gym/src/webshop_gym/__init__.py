@@ -9,15 +9,25 @@ Importing the package registers the environments::
 
 The package, by concern:
 
-- the environment core, pure functions over one page description: `actions` (the action
-  grammar), `shop` (the site as a state machine), `render` / `render_html` (a page as text
-  or HTML), `reward` and `shaping` (the original reward and its variants), `envs` (the
-  Gymnasium env and its registered ids), `wrappers`, `vector` (many episodes side by side,
-  each slot on its own goal);
-- `data`: products, goals and prepared stores; `search`: the search engines;
-- around the core: `scripted` (rule and expert policies), `trajectories` (episode records),
-  `wire` (goals and pages as JSON), `remote` (the client env of a served shop), `web` (the
-  Flask shop and JSON API, extra ``web``), `cli`.
+- the environment: `envs` (`WebShopEnv` and its arguments), `spaces` (the unicode string
+  spaces), `actions` (the action grammar), `shop` (the site as a state machine over page
+  states), `render` (a page as ``text``, ``text_rich`` or HTML: `render.text`,
+  `render.html`, its templates and static files), `reward` (`reward.original`, the
+  original reward and its binary variant; `reward.colors` and `reward.nouns`, what it
+  matches with; `reward.shaping`, the shaped variant's potential), `wrappers`
+  (`DiscreteActions` for stable-baselines3), `trajectories` (episode records and replay);
+- `data`: products, goals, splits, prepared stores and the world every env over one
+  catalogue shares (`data.world`); `search`: the search engines;
+- `agents`: what plays the env from outside: `agents.scripted` (rule and expert policies),
+  `agents.pages` (readers of text pages), `agents.scheduler` (many episodes on one vector env);
+- `web`: WebShop over HTTP: `web.client` (``WebShop-Remote-v0``) and `web.codec` need only
+  the core; the server (`web.app`, `web.api`, ...) needs the ``web`` extra and is imported
+  only when used;
+- `integrations` (OpenEnv, TRL, SkyRL, verl-agent, one extra each) and `cli` (the
+  ``webshop-gym`` command: `cli.data`, `cli.serve`, `cli.replay`); `demo`, `lru`.
+
+The old module paths (`wire`, `remote`, `render_html`, `colors`, `noun_tagger`, `shaping`,
+`scripted`, `vector`, `cli_web`) re-export from where their code now lives.
 
 The names most code needs are importable from here: `WebShopEnv`, `Goal`, `Product`,
 `load_catalog`, `build_goals`, `goal_split`.
@@ -46,7 +56,7 @@ ENV_IDS: dict[str, dict[str, object]] = {
     "WebShop-Remote-v0": {"observation_mode": "text"},
 }
 # Ids whose class is not `WebShopEnv`.
-ENTRY_POINTS: dict[str, str] = {"WebShop-Remote-v0": "webshop_gym.remote:RemoteWebShopEnv"}
+ENTRY_POINTS: dict[str, str] = {"WebShop-Remote-v0": "webshop_gym.web.client:RemoteWebShopEnv"}
 
 
 def register_envs() -> None:

@@ -13,7 +13,7 @@ import numpy as np
 from tqdm import tqdm
 
 import webshop_gym  # noqa: F401  (registers the ids)
-from webshop_gym.scripted import ExpertPolicy, RulePolicy, run_episode
+from webshop_gym.agents.scripted import ExpertPolicy, RulePolicy, run_episode
 
 
 def show_episode(env: gym.Env, goal_index: int) -> None:

@@ -1,32 +1,40 @@
-"""`WebShopEnv`: the shop, its goals and its reward behind the Gymnasium step API."""
+"""`WebShopEnv`: the shop, its goals and its reward behind the Gymnasium step API.
+
+The env puts the concerns around it together: the world it plays in (the catalogue, goals
+and prices every env over it shares: `webshop_gym.data.world`), the site
+(`webshop_gym.shop`), the observation (`webshop_gym.render`), the reward
+(`webshop_gym.reward`) and its spaces (`webshop_gym.spaces`). It pickles as its arguments
+and its episode, never the shared catalogue; the server's JSON form of an episode is
+`webshop_gym.web.snapshots`.
+"""
 
 from __future__ import annotations
 
 import dataclasses
-import multiprocessing
 import os
-import threading
-from collections.abc import Mapping, Sequence
-from functools import lru_cache
+from collections.abc import Mapping
 from typing import Any, Literal
 
 import gymnasium as gym
 import numpy as np
-from gymnasium import spaces
-from gymnasium.vector.utils import create_shared_memory, read_from_shared_memory, write_to_shared_memory
 
-from webshop_gym.data.catalog import load_catalog
-from webshop_gym.data.goals import build_goals, goal_positions, goal_split, product_prices
-from webshop_gym.data.locations import resolve_catalog
-from webshop_gym.data.model import BaseCatalog, Goal
+from webshop_gym.data.goals import goal_positions, goal_split
+from webshop_gym.data.model import Goal
 from webshop_gym.data.splits import SplitManifest, split_manifest
-from webshop_gym.render import render_text, render_text_rich
-from webshop_gym.render_html import render_html
-from webshop_gym.reward import RewardBreakdown, binary_reward
+from webshop_gym.data.world import shared_world
+from webshop_gym.render.html import render_html
+from webshop_gym.render.text import render_text, render_text_rich
+from webshop_gym.reward.original import RewardBreakdown, binary_reward, original_reward
+from webshop_gym.reward.shaping import ProgressPotential
 from webshop_gym.search.engines import ENGINE_NAMES, build_engine
-from webshop_gym.shaping import ProgressPotential
-from webshop_gym.shop import SUB_PAGES, Page, PageState, Shop
-from webshop_gym.wire import state_from_json, state_to_json
+from webshop_gym.shop import Page, PageState, Shop
+from webshop_gym.spaces import (  # noqa: F401 (the limits: importable here as before)
+    MAX_ACTION_CHARS,
+    MAX_OBSERVATION_CHARS,
+    UnicodeText,
+    action_space,
+    observation_space,
+)
 
 ObservationMode = Literal["text", "text_rich", "html"]
 GoalSource = Literal["human", "synthetic"]
@@ -56,9 +64,6 @@ PURCHASE_INFO_KEYS = {
     "purchased_options": "the options chosen, name -> value",
 }
 
-MAX_OBSERVATION_CHARS = 1 << 20
-MAX_ACTION_CHARS = 4096
-
 
 class EmptySplitError(ValueError):
     """The chosen split of the chosen goals has no goal (e.g. the 1k set's human test split)."""
@@ -69,111 +74,6 @@ class EmptySplitError(ValueError):
             f"({goal_count} goals in all); choose another split or goals='synthetic'"
         )
         self.catalog_name, self.goals, self.split, self.goal_count = catalog_name, goals, split, goal_count
-
-
-class UnicodeText(spaces.Text):
-    """A `Text` space whose members are any unicode strings up to ``max_length`` characters.
-
-    Gymnasium's `Text` only admits characters from a fixed charset; product pages hold any
-    unicode, and agents may type any. In `gymnasium.vector.AsyncVectorEnv`'s shared memory
-    (its default) a member travels as its code points, after its length, so every string
-    crosses between processes unchanged (see `_create_unicode_shared_memory`).
-
-    Example:
-        >>> space = UnicodeText(max_length=10)
-        >>> space.contains("café [SEP] 🙂"), space.contains("x" * 11)
-        (False, False)
-        >>> space.contains("café 🙂")
-        True
-    """
-
-    def contains(self, x: Any) -> bool:
-        return isinstance(x, str) and self.min_length <= len(x) <= self.max_length
-
-    def __repr__(self) -> str:
-        return f"UnicodeText({self.min_length}, {self.max_length})"
-
-
-# Shared memory for UnicodeText (registered with Gymnasium's own dispatchers, which would
-# otherwise use Text's: those map characters through the charset, and a page's spaces or
-# any other character outside it raise KeyError). Per env: one int32 for the length, then
-# up to max_length code points. Strings with lone surrogates survive ("surrogatepass").
-
-
-def _slot(space: UnicodeText) -> int:
-    return space.max_length + 1
-
-
-@create_shared_memory.register(UnicodeText)
-def _create_unicode_shared_memory(space: UnicodeText, n: int = 1, ctx: Any = multiprocessing) -> Any:
-    return ctx.Array(np.dtype(np.int32).char, n * _slot(space))
-
-
-@write_to_shared_memory.register(UnicodeText)
-def _write_unicode_to_shared_memory(space: UnicodeText, index: int, value: str, shared_memory: Any) -> None:
-    code_points = np.frombuffer(value.encode("utf-32-le", "surrogatepass"), dtype=np.int32)
-    if len(code_points) > space.max_length:
-        raise ValueError(f"a {len(code_points)}-character string does not fit {space!r}")
-    destination = np.frombuffer(shared_memory.get_obj(), dtype=np.int32)
-    start = index * _slot(space)
-    destination[start] = len(code_points)
-    destination[start + 1 : start + 1 + len(code_points)] = code_points
-
-
-class SharedStrings(Sequence[str]):
-    """The strings in a UnicodeText shared-memory buffer, read when indexed (a live view).
-
-    `AsyncVectorEnv` reads its shared memory once, when it starts, and relies on the
-    result being a view (as NumPy arrays are) that later writes show through; it hands
-    out ``deepcopy(view)``, which here is a plain tuple of the current strings.
-    """
-
-    def __init__(self, space: UnicodeText, shared_memory: Any, n: int) -> None:
-        self._data = np.frombuffer(shared_memory.get_obj(), dtype=np.int32).reshape((n, _slot(space)))
-
-    def __len__(self) -> int:
-        return len(self._data)
-
-    def __getitem__(self, index: Any) -> Any:
-        if isinstance(index, slice):
-            return tuple(self)[index]
-        row = self._data[index]
-        return row[1 : 1 + row[0]].tobytes().decode("utf-32-le", "surrogatepass")
-
-    def __deepcopy__(self, memo: dict[int, Any]) -> tuple[str, ...]:
-        return tuple(self)
-
-    def __repr__(self) -> str:
-        return f"SharedStrings({tuple(self)!r})"
-
-
-@read_from_shared_memory.register(UnicodeText)
-def _read_unicode_from_shared_memory(space: UnicodeText, shared_memory: Any, n: int = 1) -> SharedStrings:
-    return SharedStrings(space, shared_memory, n)
-
-
-# Trainers (SkyRL, rLLM, OpenRLHF) make envs from thread pools. `lru_cache` does not hold
-# back a caller while another computes the same key, so without this lock 32 envs made at
-# once would each load the catalogue and build its search index (measured on the 1k set:
-# 2 catalogues, 26 indexes) instead of sharing one.
-_WORLD_LOCK = threading.Lock()
-
-
-def _world(
-    catalog: str, goal_source: GoalSource, engine_name: str
-) -> tuple[BaseCatalog, Sequence[Goal], Mapping[str, float]]:
-    """What every env over the same catalogue shares: products, goals, prices (and the index)."""
-    with _WORLD_LOCK:
-        return _build_world(catalog, goal_source, engine_name)
-
-
-@lru_cache(maxsize=8)
-def _build_world(
-    catalog: str, goal_source: GoalSource, engine_name: str
-) -> tuple[BaseCatalog, Sequence[Goal], Mapping[str, float]]:
-    loaded = load_catalog(resolve_catalog(catalog))
-    build_engine(loaded, engine_name)  # build the index once, before the first reset
-    return loaded, build_goals(loaded, goal_source), product_prices(loaded)
 
 
 class WebShopEnv(gym.Env[str, str]):
@@ -190,7 +90,7 @@ class WebShopEnv(gym.Env[str, str]):
     A string (`UnicodeText`): the page as the original WebShop's text modes show it.
     ``"text"`` joins the page's visible texts with ``" [SEP] "``; ``"text_rich"`` marks
     buttons as ``[button] x [button_]`` and chosen ones as ``[clicked button] x [clicked button_]``.
-    ``"html"`` is the page as HTML (`webshop_gym.render_html`), the original's page (the web
+    ``"html"`` is the page as HTML (`webshop_gym.render.html`), the original's page (the web
     shop serves people the same page with more on it); its visible text nodes are the
     ``"text"`` mode's texts.
 
@@ -310,7 +210,7 @@ class WebShopEnv(gym.Env[str, str]):
             show_attributes=show_attributes,
             render_mode=render_mode,
         )
-        self.catalog, self.all_goals, self.prices = _world(catalog_text, goals, search_engine)
+        self.catalog, self.all_goals, self.prices = shared_world(catalog_text, goals, search_engine)
         self.goal_indices = goal_split(
             self.catalog.name, len(self.all_goals), split, positions=goal_positions(self.all_goals)
         )
@@ -327,8 +227,8 @@ class WebShopEnv(gym.Env[str, str]):
         renderers = {"text": render_text, "text_rich": render_text_rich, "html": render_html}
         self._render = renderers[observation_mode]
 
-        self.observation_space = UnicodeText(max_length=MAX_OBSERVATION_CHARS)
-        self.action_space = UnicodeText(max_length=MAX_ACTION_CHARS)
+        self.observation_space = observation_space()
+        self.action_space = action_space()
 
         self.goal: Goal | None = None
         self.goal_index: int | None = None
@@ -435,8 +335,6 @@ class WebShopEnv(gym.Env[str, str]):
         return self._render(self.state, self.catalog, self.show_attributes)
 
     def _done_breakdown(self) -> dict[str, Any] | None:
-        from webshop_gym.reward import original_reward
-
         if self.state is None or self.state.asin is None or self.goal is None:
             return None
         asin = self.state.asin
@@ -455,8 +353,6 @@ class WebShopEnv(gym.Env[str, str]):
         }
 
     def _score_purchase(self, asin: str, options: dict[str, str], info: dict[str, Any]) -> RewardBreakdown:
-        from webshop_gym.reward import original_reward
-
         assert self.goal is not None
         breakdown = original_reward(self.catalog[asin], self.goal, self.prices[asin], options)
         info.update(
@@ -468,98 +364,63 @@ class WebShopEnv(gym.Env[str, str]):
         )
         return breakdown
 
-    # -- the episode as JSON: what the HTTP API copies remote envs with -----------------
+    # -- the episode's state: what pickles and `webshop_gym.web.snapshots` carry ----------
 
-    def episode_snapshot(self) -> dict[str, Any]:
-        """The episode's state as JSON data (goal by index, page, steps, random generator).
-
-        `restore_episode` on an env with the same arguments continues it exactly. A goal
-        given with ``reset(options={"goal": ...})`` has no index and cannot be snapshot.
-        """
-        if self.goal is not None and self.goal_index is None:
-            raise ValueError("an episode on a goal given to reset (not a split goal) has no snapshot")
+    def _episode_parts(self) -> dict[str, Any]:
+        """The episode in plain parts (the random generator as its state), for `_resume`."""
         rng = self._np_random
         return {
             "goal_index": self.goal_index,
-            "state": state_to_json(self.state) if self.state is not None else None,
+            "goal": self.goal,
+            "state": self.state,
             "steps": self.steps,
             "last_potential": self._last_potential,
             "np_random": rng.bit_generator.state if rng is not None else None,
             "np_random_seed": self._np_random_seed if rng is not None else None,
         }
 
-    def restore_episode(self, snapshot: Mapping[str, Any]) -> None:
-        """Continues the episode of an `episode_snapshot` (from any env with these arguments).
-
-        Raises:
-            ValueError: The snapshot is malformed or does not fit this env (its split, its
-                catalogue, its step limit); the env is then unchanged.
-        """
-        known = {"goal_index", "state", "steps", "last_potential", "np_random", "np_random_seed"}
-        if not isinstance(snapshot, Mapping) or set(snapshot) != known:
-            raise ValueError(f"a snapshot is an object with exactly the fields {sorted(known)}")
-        goal_index, steps = snapshot["goal_index"], snapshot["steps"]
-        if goal_index is not None and (
-            not isinstance(goal_index, int) or isinstance(goal_index, bool)
-            or not 0 <= goal_index < len(self.goal_indices)
-        ):  # fmt: skip
-            raise ValueError(f"snapshot goal_index must be null or an int in [0, {len(self.goal_indices)})")
-        if not isinstance(steps, int) or isinstance(steps, bool) or not 0 <= steps <= self.max_steps:
-            raise ValueError(f"snapshot steps must be an int in [0, {self.max_steps}]")
-        potential = snapshot["last_potential"]
-        if not isinstance(potential, (int, float)) or isinstance(potential, bool):
-            raise ValueError("snapshot last_potential must be a number")
-        state = _checked_state(snapshot["state"], self.catalog) if snapshot["state"] is not None else None
-        if (state is None) != (goal_index is None):
-            raise ValueError("a snapshot has both a goal_index and a state, or neither")
-        rng = None
-        if snapshot["np_random"] is not None:
-            rng, _ = gym.utils.seeding.np_random()
-            try:
-                rng.bit_generator.state = snapshot["np_random"]
-            except (TypeError, ValueError, KeyError) as error:
-                raise ValueError(f"snapshot np_random is not a PCG64 state: {error}") from None
-        seed = snapshot["np_random_seed"]
-        if seed is not None and (not isinstance(seed, int) or isinstance(seed, bool)):
-            raise ValueError("snapshot np_random_seed must be null or an int")
-        # Checked: now change the env.
-        if rng is not None:
-            self._np_random, self._np_random_seed = rng, seed
-        self.goal_index = goal_index
-        self.goal = self.goal_at(goal_index) if goal_index is not None else None
+    def _resume(
+        self,
+        goal_index: int | None,
+        goal: Goal | None,
+        state: PageState | None,
+        steps: int,
+        last_potential: float,
+        np_random: Mapping[str, Any] | None,
+        np_random_seed: int | None,
+    ) -> None:
+        """Continues the episode `_episode_parts` gave (its parts checked by the caller)."""
+        if np_random is not None:
+            self._np_random, _ = gym.utils.seeding.np_random()
+            self._np_random.bit_generator.state = np_random
+            self._np_random_seed = np_random_seed
+        self.goal, self.goal_index = goal, goal_index
         self._potential = None
-        if self.goal is not None and self.reward_variant == "shaped":
-            self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
-        self.state, self.steps, self._last_potential = state, steps, float(potential)
+        if goal is not None and self.reward_variant == "shaped":
+            self._potential = ProgressPotential(self.catalog, goal, self.prices)
+        self.state, self.steps, self._last_potential = state, steps, float(last_potential)
 
     # -- pickling: arguments and episode state, not the shared catalogue ------------------
 
     def __getstate__(self) -> dict[str, Any]:
-        return {
-            "arguments": self._arguments,
-            "np_random": self._np_random.bit_generator.state if self._np_random is not None else None,
-            "np_random_seed": self._np_random_seed,
-            "goal_index": self.goal_index,
-            "goal": self.goal if self.goal_index is None else None,  # a goal given to reset
-            "state": self.state,
-            "steps": self.steps,
-            "last_potential": self._last_potential,
-        }
+        parts = self._episode_parts()
+        if self.goal_index is not None:
+            parts["goal"] = None  # a split goal is found again by its index; only one given to reset travels
+        return {"arguments": self._arguments, **parts}
 
     def __setstate__(self, saved: dict[str, Any]) -> None:
         self.__init__(**saved["arguments"])  # type: ignore[misc]
-        if saved["np_random"] is not None:
-            self._np_random, _ = gym.utils.seeding.np_random()
-            self._np_random.bit_generator.state = saved["np_random"]
-            self._np_random_seed = saved["np_random_seed"]
-        if saved["goal_index"] is not None or saved.get("goal") is not None:
-            self.goal_index = saved["goal_index"]
-            self.goal = saved.get("goal") or self.goal_at(saved["goal_index"])
-            if self.reward_variant == "shaped":
-                self._potential = ProgressPotential(self.catalog, self.goal, self.prices)
-        self.state = saved["state"]
-        self.steps = saved["steps"]
-        self._last_potential = saved["last_potential"]
+        goal_index = saved["goal_index"]
+        goal = saved.get("goal") or (self.goal_at(goal_index) if goal_index is not None else None)
+        self._resume(
+            goal_index,
+            goal,
+            saved["state"],
+            saved["steps"],
+            saved["last_potential"],
+            saved["np_random"],
+            saved["np_random_seed"],
+        )
 
 
 RESET_OPTIONS = ("goal_index", "goal")
@@ -606,45 +467,6 @@ def _check_catalog(catalog: object) -> None:
             "catalog must be 'mini', '1k', 'full' or the path of a folder, got a "
             f"{type(catalog).__name__}: {_short_repr(catalog)}"
         )
-
-
-def _checked_state(data: object, catalog: BaseCatalog) -> PageState:
-    """A `PageState` from JSON that only names this catalogue's products (for `restore_episode`)."""
-    fields = {
-        "page", "instruction", "keywords", "result_asins", "page_number", "asin",
-        "selected_options", "sub_page", "visited", "reward",
-    }  # fmt: skip
-    if not isinstance(data, dict) or set(data) != fields:
-        raise ValueError(f"snapshot state must be an object with exactly the fields {sorted(fields)}")
-    strings = lambda v: isinstance(v, list) and all(isinstance(x, str) for x in v)  # noqa: E731
-    pairs = isinstance(data["selected_options"], list) and all(
-        isinstance(p, list) and len(p) == 2 and all(isinstance(x, str) for x in p)
-        for p in data["selected_options"]
-    )
-    if not (
-        data["page"] in {page.value for page in Page}
-        and isinstance(data["instruction"], str)
-        and strings(data["keywords"])
-        and strings(data["result_asins"])
-        and strings(data["visited"])
-        and isinstance(data["page_number"], int)
-        and not isinstance(data["page_number"], bool)
-        and (data["asin"] is None or isinstance(data["asin"], str))
-        and pairs
-        and (data["sub_page"] is None or data["sub_page"] in SUB_PAGES)
-        and (data["reward"] is None or isinstance(data["reward"], (int, float)))
-    ):
-        raise ValueError("snapshot state has a field of the wrong type or value")
-    asins = [*data["result_asins"], *data["visited"], *([data["asin"]] if data["asin"] is not None else [])]
-    unknown = [asin for asin in asins if asin not in catalog]
-    if unknown:
-        raise ValueError(f"snapshot state names products not in catalogue {catalog.name!r}: {unknown[:3]}")
-    state = state_from_json(data)
-    if state.page in (Page.ITEM, Page.SUB_PAGE, Page.DONE) and state.asin is None:
-        raise ValueError(f"snapshot state: a {state.page.value} page needs an asin")
-    if (state.page is Page.SUB_PAGE) != (state.sub_page is not None):
-        raise ValueError("snapshot state: sub_page is set on sub-pages and only there")
-    return state
 
 
 def _check_choice(name: str, value: object, choices: tuple[object, ...]) -> None:

@@ -60,7 +60,7 @@ from pathlib import Path
 from typing import Any
 
 from webshop_gym import __version__
-from webshop_gym.wire import goal_to_json
+from webshop_gym.web.codec import goal_to_json
 
 __all__ = [
     "TRAJECTORY_FORMAT",
@@ -196,7 +196,7 @@ class TrajectoryRecorder:
     and closed again, so a server with thousands of idle sessions holds no descriptors.
     A record that cannot be written raises `OSError` and leaves the file as it was (see
     the module docstring); the env has moved on all the same, so a caller that must keep
-    both in step restores the env (`WebShopEnv.restore_episode`).
+    both in step restores the env (`webshop_gym.web.snapshots.restore_episode`).
 
     Args:
         path: The file; created by the first record if missing, appended to otherwise.

@@ -1,4 +1,4 @@
-"""WebShop for fixed-size-action RL libraries, and readers for the text pages.
+"""WebShop for fixed-size-action RL libraries: a discrete action, an action mask, text features.
 
 `DiscreteActions` turns the text env into what stable-baselines3 (MaskablePPO from
 sb3-contrib) and similar libraries expect: a ``Discrete(max_actions)`` action that picks a
@@ -10,11 +10,9 @@ discrete action cannot type.
 The features are a pure function of the observation and ``info`` (`encode`), so an agent
 that only sees what the text env shows computes exactly what the wrapper trained on.
 
-The page readers (`read_results`, `read_item`, `price_bounds`, `price_limit`,
-`instruction_query`) parse the ``"text"`` observation mode and are shared with
-hand-written agents.
-
-This module imports only gymnasium and numpy.
+The features read pages with `webshop_gym.agents.pages`, the readers hand-written agents
+use too (they import from here as well, where they used to live). This module needs no
+extra: sb3-contrib is needed only to train on it.
 
 Example:
     >>> import gymnasium as gym
@@ -31,10 +29,9 @@ Example:
 
 from __future__ import annotations
 
-import re
 import zlib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import gymnasium as gym
@@ -42,6 +39,19 @@ import numpy as np
 from gymnasium import spaces
 
 from webshop_gym.actions import SEARCH_PLACEHOLDER, click_action, clicked_product, search_action
+from webshop_gym.agents.pages import (
+    FILLER_WORDS,
+    ItemPage,
+    ResultEntry,
+    instruction_query,
+    price_bounds,
+    price_fit,
+    price_limit,
+    read_item,
+    read_results,
+    tokens,
+    without_price_clause,
+)
 
 __all__ = [
     "DiscreteActions",
@@ -57,185 +67,10 @@ __all__ = [
     "tokens",
 ]
 
-SEP = " [SEP] "
-_PRICE_CLAUSE = re.compile(r",?\s*and price lower than\s*([\d.,]+)\s*dollars\s*$", re.I)
-_PRICE_NUMBER = re.compile(r"\$\s*([\d,]+(?:\.\d+)?)")
-_TOKEN = re.compile(r"[a-z0-9]+")
-
-# Words that say nothing about the product: dropped from queries and from overlap scores.
-FILLER_WORDS = frozenset(
-    """
-    a an the i i'm im me my we our you your it its is are am be been being was were this that these
-    those there here what which who whom please find need want looking look search searching get
-    buy purchase shop shopping would like love can could will should must may might also just some
-    any for of in on at to from with and or but by as so if into about than then too very really
-    only one ones something thing things item items product products do does did have has had
-    hi hello hey help show give go going got make sure needs wants wanted prefer preferably
-    """.split()
-)
-
 PAGE_KINDS = ("search", "results", "item", "sub_page", "done")
 # What each slot can be; the last four are the fixed buttons of item and results pages.
 SLOT_KINDS = ("search", "product", "option", "buy now", "back to search", "next >", "< prev", "tab")
 _TABS = frozenset({"description", "features", "reviews", "attributes"})
-
-
-def tokens(text: str) -> list[str]:
-    """Lower-case alphanumeric tokens, a trailing plural ``s`` dropped from longer words.
-
-    >>> tokens("Women's Running Shoes, 2-Pack")
-    ['women', 's', 'running', 'shoe', '2', 'pack']
-    """
-    words = _TOKEN.findall(text.lower())
-    return [w[:-1] if len(w) > 3 and w.endswith("s") and not w.endswith("ss") else w for w in words]
-
-
-def price_limit(instruction: str) -> float | None:
-    """The price limit an instruction states, if any.
-
-    >>> price_limit("red shoes, and price lower than 40.00 dollars")
-    40.0
-    >>> price_limit("red shoes") is None
-    True
-    """
-    found = _PRICE_CLAUSE.search(instruction)
-    if found is None:
-        return None
-    try:
-        return float(found.group(1).replace(",", ""))
-    except ValueError:
-        return None
-
-
-def instruction_query(instruction: str) -> str:
-    """Search keywords from an instruction: no price clause, no filler words.
-
-    >>> instruction_query("i need a pair of red running shoes, and price lower than 40.00 dollars")
-    'pair red running shoes'
-    """
-    text = _PRICE_CLAUSE.sub("", instruction).lower()
-    words = [w.strip(".,;:!?") for w in text.split()]
-    kept = [w for w in words if w and w not in FILLER_WORDS]
-    return " ".join(kept) or text.strip() or instruction
-
-
-def price_bounds(price_text: str) -> tuple[float, float] | None:
-    """The lowest and highest price in a price text such as ``"$38.49 to $51.99"``.
-
-    >>> price_bounds("Price: $38.49 to $51.99")
-    (38.49, 51.99)
-    >>> price_bounds("$1,299.0")
-    (1299.0, 1299.0)
-    >>> price_bounds("N.A.") is None
-    True
-    """
-    numbers = [float(n.replace(",", "")) for n in _PRICE_NUMBER.findall(price_text)]
-    if not numbers:
-        return None
-    return min(numbers), max(numbers)
-
-
-@dataclass(frozen=True)
-class ResultEntry:
-    """One product on a results page.
-
-    Attributes:
-        asin: The product id, lower case, as its click action names it.
-        title: The product title ("" when the product has none).
-        price: The price text (``"$30.49"``, ``"$38.49 to $51.99"``; "" when none).
-        rank: Position on the page, from 0.
-    """
-
-    asin: str
-    title: str
-    price: str
-    rank: int
-
-
-@dataclass(frozen=True)
-class ItemPage:
-    """What an item page shows.
-
-    Attributes:
-        title: The product title.
-        price: The price text after ``"Price: "``.
-        options: Option name -> its values in page order (name "" for unnamed options).
-    """
-
-    title: str
-    price: str
-    options: dict[str, tuple[str, ...]] = field(default_factory=dict)
-
-
-def _click_targets(available_actions: Sequence[str]) -> set[str]:
-    return {a[len("click[") : -1].lower() for a in available_actions if a.startswith("click[")}
-
-
-def read_results(observation: str, available_actions: Sequence[str]) -> list[ResultEntry]:
-    """The products a results page lists (``"text"`` observation mode).
-
-    >>> page = ("Instruction: [SEP] red shoes [SEP] Back to Search [SEP] Page 1 (Total results: 2) "
-    ...         "[SEP] Next > [SEP] B000000001 [SEP] Red Shoe [SEP] $10.0 [SEP] B000000002 [SEP] $5.0")
-    >>> read_results(page, ["click[b000000001]", "click[b000000002]"])[1]
-    ResultEntry(asin='b000000002', title='', price='$5.0', rank=1)
-    """
-    products = {asin for a in available_actions if (asin := clicked_product(a))}
-    parts = observation.split(SEP)
-    try:
-        start = parts.index("Next >") + 1
-    except ValueError:
-        return []
-    entries: list[ResultEntry] = []
-    asin, title, price = None, "", ""
-    for part in parts[start:]:
-        if part.lower() in products:
-            if asin is not None:
-                entries.append(ResultEntry(asin, title, price, len(entries)))
-            asin, title, price = part.lower(), "", ""
-        elif asin is not None:
-            if not price and part.startswith("$") and price_bounds(part) is not None:
-                price = part
-            elif not title:
-                title = part
-    if asin is not None:
-        entries.append(ResultEntry(asin, title, price, len(entries)))
-    return entries
-
-
-def read_item(observation: str, available_actions: Sequence[str]) -> ItemPage | None:
-    """Title, price and options of an item page (``"text"`` mode); None on other pages.
-
-    >>> page = ("Instruction: [SEP] x [SEP] Back to Search [SEP] < Prev [SEP] size [SEP] 9 [SEP] 10 "
-    ...         "[SEP] Trail Shoe [SEP] Price: $40.0 [SEP] Rating: N.A. [SEP] Description [SEP] Buy Now")
-    >>> read_item(page, ["click[< prev]", "click[9]", "click[10]", "click[buy now]"])
-    ItemPage(title='Trail Shoe', price='$40.0', options={'size': ('9', '10')})
-    """
-    if click_action("buy now") not in available_actions:
-        return None
-    parts = observation.split(SEP)
-    try:
-        start = parts.index("< Prev") + 1
-        price_at = next(i for i in range(start, len(parts)) if parts[i].startswith("Price: "))
-    except (ValueError, StopIteration):
-        return None
-    clickable = _click_targets(available_actions)
-    body = parts[start:price_at]
-    title = ""
-    if body and body[-1].lower() not in clickable:
-        title = body.pop()
-    options: dict[str, list[str]] = {}
-    name = ""
-    for part in body:
-        if part.lower() in clickable:
-            options.setdefault(name, []).append(part)
-        else:
-            name = part
-            options.setdefault(name, [])
-    return ItemPage(
-        title=title,
-        price=parts[price_at][len("Price: ") :],
-        options={k: tuple(v) for k, v in options.items() if v},
-    )
 
 
 # ---------------------------------------------------------------------------------------
@@ -298,24 +133,6 @@ def _slot_kind(action: str, products: Mapping[str, ResultEntry]) -> str:
     return "option"
 
 
-def price_fit(price_text: str, limit: float | None, unknown: float = 0.5) -> float:
-    """1 within the limit, 0 over it, the chance of fitting for a price range; ``unknown``
-    when there is no limit or no readable price.
-
-    >>> price_fit("$30.0 to $50.0", 40.0), price_fit("$12.99", None, unknown=1.0)
-    (0.5, 1.0)
-    """
-    bounds = price_bounds(price_text)
-    if limit is None or bounds is None:
-        return unknown
-    low, high = bounds
-    if high <= limit:
-        return 1.0
-    if low > limit:
-        return 0.0
-    return (limit - low) / (high - low)
-
-
 def encode(
     observation: str, info: Mapping[str, Any], config: EncoderConfig | None = None
 ) -> tuple[np.ndarray, np.ndarray, list[str]]:
@@ -343,7 +160,7 @@ def encode(
     available = list(info.get("available_actions", ()))[: config.max_actions]
     page = str(info.get("page", ""))
     limit = price_limit(instruction)
-    instruction_words = tokens(_PRICE_CLAUSE.sub("", instruction))
+    instruction_words = tokens(without_price_clause(instruction))
     wanted = _content(instruction_words)
     instruction_text = " " + " ".join(tokens(instruction)) + " "
 

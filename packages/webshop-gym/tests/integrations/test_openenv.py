@@ -24,6 +24,7 @@ import uvicorn
 from fastapi import FastAPI
 from openenv.auto._discovery import get_discovery
 
+from webshop_gym.agents.scripted import ExpertPolicy, RulePolicy, run_episode
 from webshop_gym.cli import main
 from webshop_gym.envs import MAX_ACTION_CHARS, Split, WebShopEnv
 from webshop_gym.integrations.openenv import (
@@ -35,7 +36,6 @@ from webshop_gym.integrations.openenv import (
     WebShopObservation,
     create_webshop_app,
 )
-from webshop_gym.scripted import ExpertPolicy, RulePolicy, run_episode
 
 README = Path(__file__).resolve().parents[2] / "README.md"
 SPLIT: Split = "test"

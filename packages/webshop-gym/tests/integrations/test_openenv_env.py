@@ -21,6 +21,7 @@ from openenv import AutoAction, AutoEnv
 from openenv.auto._discovery import get_discovery
 from openenv.core.mcp_client import MCPToolClient
 
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.envs import WebShopEnv as GymWebShopEnv
 from webshop_gym.integrations.openenv import (
     ENDED,
@@ -31,7 +32,6 @@ from webshop_gym.integrations.openenv import (
     WebShopEnvironment,
     WebShopServerToolEnv,
 )
-from webshop_gym.scripted import ExpertPolicy
 
 OPENENV = Path(__file__).resolve().parents[2] / "openenv"
 ENV_FOLDER = OPENENV / "webshop_env"

@@ -18,6 +18,7 @@ import skyrl_gym
 from omegaconf import DictConfig
 
 from webshop_gym import WebShopEnv
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.integrations.skyrl import (
     ENV_ID,
     SETTINGS,
@@ -26,7 +27,6 @@ from webshop_gym.integrations.skyrl import (
     parse_reply,
     register_env,
 )
-from webshop_gym.scripted import ExpertPolicy
 
 
 def make(row: dict[str, Any], env_config: Any = None, **extras: Any) -> Any:

@@ -20,8 +20,8 @@ import pytest
 
 from webshop_gym import WebShopEnv
 from webshop_gym.actions import clicked_product, parse_action
+from webshop_gym.agents.scripted import ExpertPolicy, RulePolicy
 from webshop_gym.integrations.trl import GoalSampler, WebShopToolEnv, goal_dataset
-from webshop_gym.scripted import ExpertPolicy, RulePolicy
 
 
 def play_through_tools(env: WebShopToolEnv, action: str) -> str:

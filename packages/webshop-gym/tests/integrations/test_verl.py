@@ -18,6 +18,7 @@ import numpy as np
 import pytest
 import ray
 
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.data.prepare import find_inputs, prepare_catalog
 from webshop_gym.envs import Split, WebShopEnv
 from webshop_gym.integrations.verl import (
@@ -28,7 +29,6 @@ from webshop_gym.integrations.verl import (
     verl_agent_goal_order,
     webshop_projection,
 )
-from webshop_gym.scripted import ExpertPolicy
 
 CPUS = 2
 ACTOR = {"num_cpus": 0.25}

@@ -1,4 +1,4 @@
-"""The JSON API for agents in other processes or on other machines (`webshop_gym.remote` is its client).
+"""The JSON API for agents in other processes or on other machines (`webshop_gym.web.client` is its client).
 
 All envs of a server share its one loaded catalogue, goals and search index; an env
 costs a few kilobytes. Bodies are JSON objects (``Content-Type: application/json``);
@@ -18,7 +18,7 @@ POST     ``/api/v1/envs/<id>/step``       ``{"action": "click[buy now]"}`` -> ``
                                           "reward", "terminated", "truncated", "info"}``
 GET      ``/api/v1/envs/<id>/render``     ``{"render": text_rich page or null}``
 GET      ``/api/v1/envs/<id>/internals``  privileged: ``{"goal", "goal_index", "state", "steps"}``
-GET      ``/api/v1/envs/<id>/snapshot``   the episode as JSON (`WebShopEnv.episode_snapshot`);
+GET      ``/api/v1/envs/<id>/snapshot``   the episode as JSON (`webshop_gym.web.snapshots`);
                                           makes nothing on the server
 POST     ``/api/v1/envs/<id>/restore``    a snapshot (of an env with the same arguments) ->
                                           the env continues that episode ``{"steps"}``
@@ -48,11 +48,12 @@ import gymnasium as gym
 from flask import Blueprint, Response, current_app, request
 
 from webshop_gym import __version__
-from webshop_gym.envs import MAX_ACTION_CHARS
+from webshop_gym.spaces import MAX_ACTION_CHARS
 from webshop_gym.trajectories import json_safe
+from webshop_gym.web.codec import goal_to_json, state_to_json
 from webshop_gym.web.context import error_response, server_of
 from webshop_gym.web.sessions import Session
-from webshop_gym.wire import goal_to_json, state_to_json
+from webshop_gym.web.snapshots import episode_snapshot, restore_episode
 
 __all__ = ["api"]
 
@@ -299,7 +300,7 @@ def snapshot(env_id: str) -> Any:
     session = _env_session(env_id)
     with session.lock:
         try:
-            snapshot = session.env.episode_snapshot()
+            snapshot = episode_snapshot(session.env)
         except ValueError as error:
             raise _BadRequest(str(error), status=409) from None
     return _answer(snapshot)
@@ -311,7 +312,7 @@ def restore(env_id: str) -> Any:
     body = _body({"goal_index", "state", "steps", "last_potential", "np_random", "np_random_seed"})
     with session.lock:
         try:
-            session.env.restore_episode(body)
+            restore_episode(session.env, body)
         except ValueError as error:
             raise _BadRequest(str(error)) from None
         session.used = True

@@ -60,7 +60,7 @@ from flask import Blueprint, Flask, Response, jsonify, redirect, request
 from werkzeug.exceptions import HTTPException
 
 from webshop_gym.actions import search_action
-from webshop_gym.render_html import STATIC_DIR, template_environment
+from webshop_gym.render.html import STATIC_DIR, template_environment
 from webshop_gym.trajectories import append_whole_lines
 from webshop_gym.web.api import api
 from webshop_gym.web.config import ServerConfig

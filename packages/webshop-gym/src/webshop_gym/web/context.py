@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from flask import Flask, Response, current_app, jsonify, request
 
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.render_html import template_environment
+from webshop_gym.render.html import template_environment
 from webshop_gym.trajectories import TrajectoryRecorder, new_trajectory_path
 from webshop_gym.web.config import ServerConfig
 from webshop_gym.web.sessions import SessionStore

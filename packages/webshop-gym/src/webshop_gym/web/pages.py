@@ -1,7 +1,7 @@
 """The web shop's pages as people see them: the env's page plus a `SiteView`, and pictures.
 
 Observations never change here: `render_html` without ``site`` is what agents read; with
-a `SiteView` it is what the shop serves (see `webshop_gym.render_html`). This module works
+a `SiteView` it is what the shop serves (see `webshop_gym.render.html`). This module works
 out what the view holds: why the last action did nothing, in words for people (the env's
 message names the valid actions for agents; a person sees the buttons instead), a
 warning when so few actions are left that only a purchase still counts, which control
@@ -30,10 +30,10 @@ from urllib.parse import quote
 from xml.sax.saxutils import escape
 
 from webshop_gym.actions import click_action
-from webshop_gym.colors import normalize_color
 from webshop_gym.data.model import Goal, Product
-from webshop_gym.render_html import OutcomeRow, SiteView, render_html, template_environment
-from webshop_gym.reward import attribute_matches, option_matches, price_reward
+from webshop_gym.render.html import OutcomeRow, SiteView, render_html, template_environment
+from webshop_gym.reward.colors import normalize_color
+from webshop_gym.reward.original import attribute_matches, option_matches, price_reward
 from webshop_gym.shop import NEXT_PAGE, PREV_PAGE, RESULTS_PER_PAGE, Page, PageState, view_page
 
 if TYPE_CHECKING:

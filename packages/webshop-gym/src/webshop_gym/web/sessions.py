@@ -38,6 +38,7 @@ from typing import Any
 
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.trajectories import TrajectoryRecorder
+from webshop_gym.web.snapshots import episode_snapshot, restore_episode
 
 __all__ = ["RateLimiter", "RecordingError", "Session", "SessionLimitError", "SessionStore", "new_session_id"]
 
@@ -82,7 +83,7 @@ class Session:
     ``visit`` holds what the web shop keeps of a visitor's pages (`webshop_gym.web.visits`).
 
     When a record cannot be written, `reset` and `step` restore the env to where it was
-    (`WebShopEnv.restore_episode`) and raise `RecordingError`: the session is as if the
+    (`webshop_gym.web.snapshots.restore_episode`) and raise `RecordingError`: the session is as if the
     call never came.
     """
 
@@ -147,13 +148,13 @@ class Session:
 
     def _snapshot(self) -> dict[str, Any] | None:
         try:
-            return self.env.episode_snapshot()
+            return episode_snapshot(self.env)
         except ValueError:  # an episode on a goal of the caller's own (no index) has none
             return None
 
     def _restore(self, snapshot: dict[str, Any] | None) -> None:
         if snapshot is not None:
-            self.env.restore_episode(snapshot)
+            restore_episode(self.env, snapshot)
 
     def close(self) -> None:
         if self.recorder is not None:

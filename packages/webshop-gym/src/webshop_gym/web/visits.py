@@ -6,7 +6,7 @@ a new page with its own address, ``/s/<session id>/<n>/``: page n is the n-th pa
 visit made (page 0 is the goal's search page), and what it shows never changes. The
 visit keeps each page's state and where it came from, so the browser's Back button shows
 the page before, a reload shows the same page, and acting on an earlier page (Back, or a
-second tab) goes on from *that* page: the env is put back to it (`WebShopEnv.restore_episode`)
+second tab) goes on from *that* page: the env is put back to it (`webshop_gym.web.snapshots.restore_episode`)
 and takes the action there, making a new page; the pages after it stay as they were, so a
 form in another tab still acts on what that tab shows. Nothing is played again.
 
@@ -29,8 +29,9 @@ from typing import Any
 
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.shop import PageState
+from webshop_gym.web.codec import state_to_json
 from webshop_gym.web.sessions import Session
-from webshop_gym.wire import state_to_json
+from webshop_gym.web.snapshots import episode_snapshot, restore_episode
 
 __all__ = ["PageRecord", "Visit", "VisitFull", "VisitOver"]
 
@@ -58,7 +59,7 @@ class PageRecord:
 
     ``episode`` and ``t`` say where the step that made the page is recorded (episode
     ``episode`` of the trajectory file, step ``t``; page 0: episode 0, t 0). ``resume``
-    holds what `WebShopEnv.restore_episode` needs besides the page's state.
+    holds what `webshop_gym.web.snapshots.restore_episode` needs besides the page's state.
     """
 
     state: PageState
@@ -152,7 +153,7 @@ class Visit:
         source = self.pages[page]
         if self.on_page != page:
             self.on_page = None  # until the restore is through
-            session.env.restore_episode(self._snapshot(source))
+            restore_episode(session.env, self._snapshot(source))
             self.on_page = page
         branch = self.branches_at(page)
         _, _, terminated, truncated, info = session.step(
@@ -184,7 +185,7 @@ class Visit:
 
 def _resume(env: WebShopEnv, parent: dict[str, Any] | None) -> dict[str, Any]:
     """What `restore_episode` needs besides the state; the parent's random state when equal (shared)."""
-    snapshot = env.episode_snapshot()
+    snapshot = episode_snapshot(env)
     resume = {key: snapshot[key] for key in ("steps", "last_potential", "np_random", "np_random_seed")}
     if parent is not None and parent["np_random"] == resume["np_random"]:
         resume["np_random"] = parent["np_random"]  # one copy for the pages of a visit

@@ -10,7 +10,7 @@ where
   ratio > 85) or, failing that, occur in the lower-cased title, bullet points or
   description;
 - ``N_opt`` counts goal options that fuzzy-match a purchased option value after colour
-  normalisation (`webshop_gym.colors.normalize_color`);
+  normalisation (`webshop_gym.reward.colors.normalize_color`);
 - ``r_type`` is 1, 0.5, 0.1 or 0 from the query match, >= 2 shared category levels and
   the overlap of the nouns of the two product names.
 
@@ -31,51 +31,30 @@ points lower than the Levenshtein one when both token sets have words the other 
 over 306k attribute and option pairs of the 1k catalogue that never moved a score across
 the threshold.
 
-Nouns. The original ran spaCy and kept the tokens tagged NOUN or PROPN. The model behind
-the paper's rewards is ``en_core_web_lg``: the original's setup script installs it and its
-2022 code loads it; a 2024 commit switched the code to ``en_core_web_sm``. When spaCy and
-a model are installed we do exactly what the original does, with ``en_core_web_lg`` if
-it is there, else ``en_core_web_sm``, or the model you name (`get_noun_extractor`,
-``$WEBSHOP_GYM_NOUNS``); otherwise a documented rule-based approximation runs
-(`approx_nouns`). `RewardBreakdown.noun_extractor` says which one ran. Neither model
-can be installed from PyPI (``python -m spacy download en_core_web_lg`` fetches it from
-GitHub); spaCy is imported only when a model is there to load, so a spaCy install
-without models costs nothing.
+Nouns (for r_type) come from `webshop_gym.reward.nouns`: spaCy's, as the original, when
+spaCy and a model are installed, else a documented approximation.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib.util
-import os
 import re
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, fields
-from pathlib import Path
-from typing import Any
 
 from rapidfuzz.fuzz import token_set_ratio as _rapidfuzz_token_set_ratio
 from rapidfuzz.process import extractOne as _extract_one
 
-from webshop_gym.colors import normalize_color
 from webshop_gym.data.model import Goal, Product
 from webshop_gym.lru import LRUCache
+from webshop_gym.reward.colors import normalize_color
+from webshop_gym.reward.nouns import NounExtractor, get_noun_extractor
 
 FUZZY_THRESHOLD = 85
 """A pair matches when its (integer) token-set ratio is strictly above this."""
 
-SPACY_MODELS: tuple[str, ...] = ("en_core_web_lg", "en_core_web_sm")
-"""spaCy models tried in order: the paper's (the original's setup installs it), then the small one."""
-
-NOUNS_ENV = "WEBSHOP_GYM_NOUNS"
-"""Environment variable with the default noun extractor, read once per process: ``approx``,
-``spacy``, ``spacy:<model name or path>`` or ``auto`` (the default)."""
-
 SUCCESS_TOLERANCE = 1e-9
 """`binary_reward` counts a total within this distance of 1 as a success."""
-
-NounExtractorKind = str
-"""``"auto"``, ``"approx"``, ``"spacy"`` or ``"spacy:<model name or path>"`` (see `get_noun_extractor`)."""
 
 # ---------------------------------------------------------------------------------------
 # Fuzzy matching (thefuzz 0.19 semantics on rapidfuzz speed)
@@ -135,146 +114,6 @@ def _any_match(processed: list[str], wanted: str) -> bool:
 
 # The colour table is scanned entry by entry; option values repeat, so remember them.
 _cached_normalize_color = functools.lru_cache(maxsize=1 << 16)(normalize_color)
-
-
-# ---------------------------------------------------------------------------------------
-# Nouns of product names (for r_type)
-# ---------------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class NounExtractor:
-    """Finds the nouns of a product name, lower-cased, in order, duplicates kept.
-
-    Attributes:
-        name: ``"spacy:<model>"`` or ``"approx"``; reported in `RewardBreakdown`.
-        nouns: The extraction function (cached per name string).
-    """
-
-    name: str
-    nouns: Callable[[str], tuple[str, ...]]
-
-
-# The original also listed "PNOUN", which no spaCy model emits.
-_SPACY_NOUN_TAGS = frozenset({"NOUN", "PROPN", "PNOUN"})
-
-
-def spacy_noun_extractor(nlp: Any, model: str) -> NounExtractor:
-    """Wraps a loaded spaCy pipeline: nouns are tokens tagged NOUN or PROPN, as the original.
-
-    Args:
-        nlp: A callable spaCy ``Language`` (or anything whose call returns tokens with
-            ``text`` and ``pos_``).
-        model: The model name, used in `NounExtractor.name`.
-    """
-
-    @functools.lru_cache(maxsize=1 << 16)
-    def nouns(name: str) -> tuple[str, ...]:
-        return tuple(token.text.lower() for token in nlp(name) if token.pos_ in _SPACY_NOUN_TAGS)
-
-    return NounExtractor(name=f"spacy:{model}", nouns=nouns)
-
-
-# --- the approximation ------------------------------------------------------------------
-
-
-def approx_nouns(name: str) -> tuple[str, ...]:
-    """spaCy's NOUN/PROPN tokens of a product name, without spaCy (`webshop_gym.noun_tagger`).
-
-    spaCy's English tokenizer rules, run by spaCy's algorithm, and a tagger distilled from
-    ``en_core_web_sm`` 3.8 on the 1,000 product names of the official 1k catalogue.
-    Deterministic; on those names it gives the model's nouns for 992 of 1,000 (its tokens
-    for 994), on names it has not seen for about 43% (the words it errs on rarely change
-    the reward: ``benchmarks/results/reward_agreement.md``).
-
-    Args:
-        name: A product name.
-
-    Returns:
-        The nouns, lower-cased, in order, duplicates kept (the original divides by the
-        count of the goal's nouns, duplicates included).
-
-    Examples:
-        >>> approx_nouns("Set of 4 Women's Cotton T-Shirts, 12oz, for Summer")
-        ('women', 'cotton', 't', 'shirts', 'oz', 'summer')
-    """
-    from webshop_gym.noun_tagger import NounTagger
-
-    return NounTagger.load().nouns(name)
-
-
-APPROX_NOUN_EXTRACTOR = NounExtractor(name="approx", nouns=approx_nouns)
-
-
-def _model_installed(model: str) -> bool:
-    """Whether a spaCy model (package name or folder) is there, without importing spaCy (~2 s)."""
-    path = Path(model).expanduser()
-    if path.is_dir():
-        return True
-    try:  # model packages (en_core_web_lg, ...) are importable Python packages
-        return model.isidentifier() and importlib.util.find_spec(model) is not None
-    except (ImportError, ValueError):
-        return False
-
-
-@functools.cache
-def load_spacy_nouns(model: str | None = None) -> NounExtractor | None:
-    """spaCy nouns from ``model`` (a name or a folder), or else the first installed of `SPACY_MODELS`.
-
-    Returns:
-        The extractor, or None when spaCy or the model is not installed. spaCy itself is
-        imported only once a model is found.
-    """
-    candidates = [m for m in ((model,) if model else SPACY_MODELS) if _model_installed(m)]
-    if not candidates:
-        return None
-    try:
-        import spacy
-    except ImportError:
-        return None
-    for candidate in candidates:
-        try:
-            return spacy_noun_extractor(spacy.load(candidate), candidate)
-        except (OSError, ImportError):  # OSError [E050]: not a loadable model
-            continue
-    return None
-
-
-@functools.cache
-def get_noun_extractor(kind: NounExtractorKind = "auto") -> NounExtractor:
-    """The noun extractor of the given kind (loaded once per process).
-
-    Args:
-        kind: ``"spacy"`` (the first installed model of `SPACY_MODELS`; raise if none),
-            ``"spacy:<model>"`` (that model, by package name or folder; raise if it does
-            not load), ``"approx"``, or ``"auto"``: the extractor ``$WEBSHOP_GYM_NOUNS``
-            names if set, else spaCy when a model of `SPACY_MODELS` loads, else the
-            approximation. Envs use ``"auto"``, so the variable picks their model too
-            (vector-env workers inherit it).
-
-    Raises:
-        RuntimeError: spaCy nouns asked for, but spaCy or the model is missing.
-        ValueError: An unknown kind.
-    """
-    if kind == "auto":
-        kind = os.environ.get(NOUNS_ENV) or "auto"
-    if kind == "approx":
-        return APPROX_NOUN_EXTRACTOR
-    name, _, model = kind.partition(":")
-    if name not in ("auto", "spacy") or (name == "auto" and model):
-        raise ValueError(
-            f"unknown noun extractor {kind!r}: use auto, approx, spacy or spacy:<model name or path>"
-        )
-    spacy_nouns = load_spacy_nouns(model or None)
-    if spacy_nouns is not None:
-        return spacy_nouns
-    if name == "spacy":
-        wanted = model or " or ".join(SPACY_MODELS)
-        raise RuntimeError(
-            f"spaCy nouns requested, but spaCy or the model {wanted} is missing: "
-            "pip install 'webshop-gym[spacy]' && python -m spacy download en_core_web_lg"
-        )
-    return APPROX_NOUN_EXTRACTOR
 
 
 # ---------------------------------------------------------------------------------------
