@@ -1,4 +1,4 @@
-"""benchmarks.ray_pool's set-up of the original WebShop: paths pointed at the 1k set, checkout untouched."""
+"""benchmarks.env.ray_pool's set-up of the original WebShop: paths pointed at the 1k set, checkout untouched."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.ray_pool import ORIGINAL_DATA_FILES, link_original_checkout, original_notes
+from benchmarks.env.ray_pool import ORIGINAL_DATA_FILES, link_original_checkout, original_notes
 
 # The way the original's web_agent_site/utils.py finds its data: relative to its own file.
 PATHS_MODULE = """
