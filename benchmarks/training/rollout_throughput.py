@@ -1,7 +1,9 @@
 """Rollout throughput of the two rollout engines (vLLM and transformers) on the same episodes.
 
-    python -m benchmarks.training.rollout_throughput   # CPU: SmolLM2-135M-Instruct, 32 episodes, batch 8 and 32
-    python -m benchmarks.training.rollout_throughput --arch qwen2.5-1.5b --device cuda --episodes 64 --batches 64
+    # CPU: SmolLM2-135M-Instruct, 32 episodes, batch 8 and 32
+    python -m benchmarks.training.rollout_throughput
+    python -m benchmarks.training.rollout_throughput --arch qwen2.5-1.5b --device cuda \\
+        --episodes 64 --batches 64
 
 Both engines play the same requests (goal, env seed) through `apo_agent.rollout.collect_episodes`
 (the code Stage 1 and Stage 2 run), with the ``--batches`` envs stepped side by side, at
