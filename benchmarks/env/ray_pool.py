@@ -1,7 +1,7 @@
 """Memory and speed of verl-agent's env batch on Ray actors over the prepared 1k store.
 
     python -m benchmarks.env.ray_pool --out benchmarks/results/ray_pool.md
-    nox -s bench_original_pool -- --original /path/to/WebShop --out benchmarks/results/ray_pool.md
+    nox -s bench -- ray-pool --original /path/to/WebShop
 
 Prepares the official 1,000-product set (``--raw``, default ``../shared/webshop-1k``) into a
 temporary store (or opens ``--store``), then measures, each after the same workload
@@ -21,7 +21,7 @@ verl-agent's ``WebshopWorker`` drives them (a step is ``env.step`` then
 ``env.get_available_actions``). A count whose actors would not fit in the free memory is
 skipped and the record says so. The checkout is only read: see `link_original_checkout`
 for how it is pointed at the 1k files and `build_original_index` for its Lucene index.
-It needs what `nox -s bench_original_pool` installs (Java, pyserini, spaCy, torch, ...).
+It needs what `nox -s bench -- ray-pool` installs (Java, pyserini, spaCy, torch, ...).
 
 Memory is each process's RSS, anonymous RSS and PSS from ``/proc/<pid>/smaps_rollup``
 (PSS divides every shared page among the processes that map it, so summed PSS is what
@@ -272,7 +272,7 @@ def link_original_checkout(checkout: Path, raw: Path, folder: Path) -> Path:
 def build_original_index(documents: Path, index: Path) -> None:
     """Indexes the original's search documents with pyserini, as its run_indexing.sh does."""
     if importlib.util.find_spec("pyserini") is None:
-        raise SystemExit("--original needs pyserini and Java; run it through `nox -s bench_original_pool`")
+        raise SystemExit("--original needs pyserini and Java; run it through `nox -s bench -- ray-pool`")
     collection = index.parent / "collection"
     collection.mkdir(parents=True)
     (collection / "documents.jsonl").symlink_to(documents.resolve())
@@ -505,7 +505,7 @@ def original_notes(
     if args.original is None:
         return [
             "",
-            "Not measured here: the original WebShop's text env. Run `nox -s bench_original_pool -- "
+            "Not measured here: the original WebShop's text env. Run `nox -s bench -- ray-pool "
             "--original /path/to/WebShop --out benchmarks/results/ray_pool.md` with a checkout of it "
             f"(`{ORIGINAL_CLONE}`).",
         ]
@@ -539,7 +539,7 @@ def original_notes(
         f"3.8.0 (`{SPACY_SUBSTITUTE}`) for the model goal.py asks for: {spacy}. This checkout's goal.py "
         "asks for en_core_web_sm; the released code (and its setup.sh and CI, still) asks for "
         "en_core_web_lg, which adds word vectors: not measured here. Versions are today's for Python "
-        "3.11 (`nox -s bench_original_pool`: gym 0.24.0 as the original pins, pyserini 0.25 on Java 17 as "
+        "3.11 (`nox -s bench -- ray-pool`: gym 0.24.0 as the original pins, pyserini 0.25 on Java 17 as "
         "webshop-gym's Lucene backend, torch 2.13 CPU, and the transformers, faiss and onnxruntime that "
         "`pyserini.search` imports). So the original's figures are a lower bound.",
         "",

@@ -69,4 +69,4 @@ def test_a_missing_1k_file_is_named(checkout: Path, tmp_path: Path) -> None:
 def test_without_the_original_the_record_says_how_to_measure_it() -> None:
     notes = original_notes(argparse.Namespace(original=None), {}, [], 60.0, "4 actors x 16 envs")
     assert "Not measured here" in notes[-1]
-    assert "nox -s bench_original_pool -- --original /path/to/WebShop" in notes[-1]
+    assert "nox -s bench -- ray-pool --original /path/to/WebShop" in notes[-1]
