@@ -28,7 +28,12 @@ import subprocess
 import sys
 import threading
 import time
+from pathlib import Path
+from typing import Any
 
+from benchmarks.markdown import row_line, table
+
+ROOT = Path(__file__).resolve().parents[2]
 SERVERS = ("legacy", "guarded")
 ATTACKS = ("idle", "slow")
 
@@ -109,10 +114,14 @@ def attack(kind: str, port: int, count: int, stop: threading.Event) -> list[sock
     return sockets
 
 
-def measure(server_kind: str, attack_kind: str, sockets: int, visitors: int, timeout: float) -> str:
+def measure(
+    server_kind: str, attack_kind: str, sockets: int, visitors: int, timeout: float
+) -> dict[str, Any]:
+    """One server under one attack: sockets opened and still open, visitors served, slowest answer."""
     port = free_port()
-    command = [sys.executable, __file__, "--serve-as", server_kind, "--port", str(port)]
-    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    command = [sys.executable, "-m", "benchmarks.env.web_slow_clients", "--serve-as", server_kind]
+    command += ["--port", str(port)]
+    server = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, cwd=ROOT)
     stop = threading.Event()
     held: list[socket.socket] = []
     try:
@@ -131,11 +140,15 @@ def measure(server_kind: str, attack_kind: str, sockets: int, visitors: int, tim
             thread.join()
         still_open = sum(1 for sock in held if _open(sock))
         served = [r for r in results if r is not None]
-        slowest = f"{max(served):.2f}" if served else "-"
-        return (
-            f"| {server_kind} | {attack_kind} | {len(held)} | {still_open} | {len(served)} / {visitors} "
-            f"| {slowest} |"
-        )
+        return {
+            "server": server_kind,
+            "attack": attack_kind,
+            "sockets": len(held),
+            "still_open": still_open,
+            "served": len(served),
+            "visitors": visitors,
+            "slowest_s": max(served) if served else None,
+        }
     finally:
         stop.set()
         for sock in held:
@@ -174,14 +187,21 @@ def main(argv: list[str] | None = None) -> int:
         f"visitors at once, each waiting {args.timeout:g} s for GET /healthz"
     )
     print()
-    print(
-        "| server | attack | sockets opened | still open after the visitors | visitors served "
-        "| slowest answer (s) |"
-    )
-    print("|---|---|---|---|---|---|")
+    header = ["server", "attack", "sockets opened", "still open after the visitors", "visitors served"]
+    lines = table([*header, "slowest answer (s)"], [])
+    print("\n".join(lines), flush=True)
     for server_kind in args.servers:
         for attack_kind in args.attacks:
-            print(measure(server_kind, attack_kind, args.sockets, args.visitors, args.timeout), flush=True)
+            r = measure(server_kind, attack_kind, args.sockets, args.visitors, args.timeout)
+            slowest = "-" if r["slowest_s"] is None else f"{r['slowest_s']:.2f}"
+            cells = [
+                r["server"],
+                r["attack"],
+                r["sockets"],
+                r["still_open"],
+                f"{r['served']} / {r['visitors']}",
+            ]
+            print(row_line([*cells, slowest]), flush=True)
     return 0
 
 

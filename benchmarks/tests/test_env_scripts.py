@@ -1,0 +1,39 @@
+"""Small real runs of the env and fidelity scripts: they measure and return their figures."""
+
+from __future__ import annotations
+
+from benchmarks.env import html_render
+
+
+def test_html_render_times_every_page_an_expert_visits():
+    figures = html_render.main(["--goals", "2", "--repeats", "1"])
+    # An expert episode searches, opens a product and buys: those pages and the item's sub-pages.
+    assert {"search", "results", "item", "sub_page"} <= set(figures["renders"])
+    assert all(r["timed"] >= 1 and r["median_s"] > 0 for r in figures["renders"].values())
+    assert set(figures["step_median_s"]) == {"html", "text"}
+    assert all(seconds > 0 for seconds in figures["step_median_s"].values())
+    assert html_render.markdown(figures).startswith("| page | renders timed | median render ms |")
+
+
+def test_search_agreement_counts_the_embedded_engine_against_the_reference(webshop_1k):
+    import json
+
+    from benchmarks.fidelity.search_agreement import COLUMNS, agreement
+    from webshop_gym.data.catalog import load_catalog
+    from webshop_gym.search.engines import build_engine
+
+    with (webshop_1k / "reference_bm25_hits_1000.jsonl").open() as handle:
+        references = [json.loads(line) for line, _ in zip(handle, range(40), strict=False)]
+    counts = agreement(build_engine(load_catalog(webshop_1k), "bm25"), references)
+    assert set(counts) == set(COLUMNS)
+    # The embedded engine ranks as Lucene does: these queries' hits all agree (README's figure).
+    assert counts["top-50 in order"] == counts["top-10 in order"] == len(references)
+    assert counts["top-50 + scores"] in (None, len(references))
+
+
+def test_web_slow_clients_guarded_server_serves_visitors_while_sockets_idle():
+    from benchmarks.env.web_slow_clients import measure
+
+    result = measure("guarded", "idle", sockets=20, visitors=3, timeout=10.0)
+    assert result["sockets"] == 20 and result["served"] == result["visitors"] == 3
+    assert result["slowest_s"] is not None and result["slowest_s"] < 10.0
