@@ -117,6 +117,10 @@ INTEGRATION_MODULES = f"{WEBSHOP_GYM}/src/webshop_gym/integrations"
 INTEGRATION_TESTS = f"{WEBSHOP_GYM}/tests/integrations"
 # The OpenEnv environment package (webshop_env), in OpenEnv's layout.
 OPENENV_ENV = f"{WEBSHOP_GYM}/openenv/webshop_env"
+# benchmarks.env.openenv_load against the real openenv-core (the benchmarks suite skips it).
+OPENENV_LOAD_TEST = (
+    "benchmarks/tests/test_env_and_fidelity_scripts.py::test_openenv_load_two_sessions_stay_apart"
+)
 
 
 def run_pytest(session: nox.Session, *paths: str) -> None:
@@ -202,7 +206,9 @@ def integration_suite(session: nox.Session, framework: str) -> None:
         # The webshop_env package (OpenEnv's layout; AutoEnv finds installed openenv-* packages),
         # and uv, which the tests run on its lock as the image does.
         install(session, "--no-deps", OPENENV_ENV, "uv>=0.5")
+        install(session, "-e", f"{WEBSHOP_GYM}[web]")  # the OpenEnv load test's walk is the web shop's
         tests += [f"{INTEGRATION_TESTS}/test_openenv_limits.py", f"{INTEGRATION_TESTS}/test_openenv_env.py"]
+        tests.append(OPENENV_LOAD_TEST)
     session.run("pytest", "--doctest-modules", module, *tests, *session.posargs)
 
 

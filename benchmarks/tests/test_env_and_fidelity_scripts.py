@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from benchmarks.env import html_render
 
 
@@ -37,3 +39,37 @@ def test_web_slow_clients_guarded_server_serves_visitors_while_sockets_idle():
     result = measure("guarded", "idle", sockets=20, visitors=3, timeout=10.0)
     assert result["sockets"] == 20 and result["served"] == result["visitors"] == 3
     assert result["slowest_s"] is not None and result["slowest_s"] < 10.0
+
+
+def test_openenv_load_two_sessions_stay_apart():
+    pytest.importorskip("openenv", reason="needs webshop-gym's openenv extra")
+    from benchmarks.env.openenv_load import main
+
+    # Every page and reward is compared with a local env's: 0 means no error in any session.
+    assert main(["--sessions", "2", "--steps", "4"]) == 0
+
+
+def test_reward_agreement_samples_each_goal_own_product_hits_and_random_buys(webshop_1k):
+    from benchmarks.fidelity import reward_agreement
+
+    sample = reward_agreement.purchases(webshop_1k, seed=0)
+    assert sample == reward_agreement.purchases(webshop_1k, seed=0)  # seeded: the same every run
+    kinds = [kind for kind, *_ in sample]
+    goals = kinds.count("goal's product")
+    assert goals > 0 and kinds.count("random") == goals * reward_agreement.RANDOM_PURCHASES
+    assert 0 < kinds.count("search hit") <= goals * reward_agreement.HITS
+    for _, _, product, price, options in sample[:200]:
+        assert price > 0 and all(value in product.options[name] for name, value in options.items())
+
+
+def test_reward_agreement_says_how_to_get_spacy_where_it_is_missing():
+    from benchmarks.fidelity import reward_agreement
+
+    try:
+        import spacy  # noqa: F401
+    except ImportError:
+        with pytest.raises(SystemExit, match="pip install 'webshop-gym\\[spacy\\]'"):
+            reward_agreement.load_spacy(None)
+    else:
+        with pytest.raises(SystemExit, match="is installed"):
+            reward_agreement.load_spacy("no-such-spacy-model")
