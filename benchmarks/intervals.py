@@ -6,7 +6,7 @@ Three methods, named in every table that uses them:
   values undercovers, since it cannot see spread the sample did not show);
 * ``"bca"``, scipy's BCa bootstrap, offered from `BCA_MIN_SEEDS` values on;
 * ``"percentile"``, the percentile bootstrap, the default of `interval` and `mean_interval` for
-  their callers over 100 goals (`benchmarks.paired`), where it is accurate.
+  their callers over 100 goals (`benchmarks.harness.paired`), where it is accurate.
 
 Bootstraps use a fixed seed, so a record's intervals are reproducible. `ratio_interval`
 summarises ratios (costs of one method over another's) by their geometric mean.

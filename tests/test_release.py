@@ -10,6 +10,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parents[1]
 WORKFLOW = ROOT / ".github" / "workflows" / "release.yml"
+TESTS_WORKFLOW = ROOT / ".github" / "workflows" / "tests.yml"
 
 
 def load_build_script():
@@ -24,7 +25,33 @@ def test_workflow_is_valid_yaml_triggered_by_version_tags():
     # YAML reads the bare key `on` as True.
     trigger = workflow.get("on", workflow.get(True))
     assert trigger == {"push": {"tags": ["v*"]}}
-    assert set(workflow["jobs"]) == {"build", "publish"}
+    assert set(workflow["jobs"]) == {"version", "tests", "build", "publish"}
+
+
+def test_nothing_is_built_before_the_tag_and_the_tests_pass():
+    jobs = yaml.safe_load(WORKFLOW.read_text(encoding="utf-8"))["jobs"]
+    assert set(jobs["build"]["needs"]) == {"version", "tests"}
+    check = "\n".join(step.get("run", "") for step in jobs["version"]["steps"])
+    assert 'python scripts/check_release_tag.py "${{ github.ref_name }}"' in check
+    assert jobs["tests"]["uses"] == "./.github/workflows/tests.yml"
+    assert jobs["tests"]["with"] == {"heavy": True}
+
+
+def test_tests_workflow_runs_the_fast_suite_on_pull_requests_and_every_suite_on_a_schedule():
+    workflow = yaml.safe_load(TESTS_WORKFLOW.read_text(encoding="utf-8"))
+    trigger = workflow.get("on", workflow.get(True))
+    assert {"pull_request", "schedule", "workflow_call"} <= set(trigger)
+    fast, heavy = workflow["jobs"]["fast"], workflow["jobs"]["heavy"]
+    assert "if" not in fast and "tests(suite='fast')" in fast["strategy"]["matrix"]["session"]
+    assert "schedule" in heavy["if"] and "inputs.heavy" in heavy["if"]
+    # Together the two jobs run every session `nox -t ci` runs (.ci/run), each suite once.
+    noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
+    suites = re.findall(r'^    "([a-z]+)": \w+_suite,$', noxfile, re.MULTILINE)
+    suites += re.findall(r'"([a-z]+)"', re.search(r"^INTEGRATIONS = \((.*)\)$", noxfile, re.MULTILINE)[1])
+    assert sorted(heavy["strategy"]["matrix"]["suite"] + ["fast"]) == sorted(suites)
+    ci_sessions = re.findall(r'tags=\["ci"\]\)\ndef (\w+)', noxfile)
+    assert sorted(ci_sessions) == ["lint", "minimal_install", "typecheck"]
+    assert {"lint", "typecheck", "minimal_install"} <= set(fast["strategy"]["matrix"]["session"])
 
 
 def test_publishing_uses_trusted_publishing_without_tokens():

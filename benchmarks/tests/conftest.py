@@ -12,7 +12,7 @@ import pytest
 @pytest.fixture(scope="session")
 def tiny_chat_model(tmp_path_factory) -> Path:
     """A two-layer random Llama with a locally trained tokenizer and a chat template (no downloads)."""
-    from benchmarks.tiny_model import build_tiny_chat_model
+    from benchmarks.harness.tiny_model import build_tiny_chat_model
 
     return build_tiny_chat_model(tmp_path_factory.mktemp("tiny-chat-model"))
 

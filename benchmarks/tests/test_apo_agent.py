@@ -8,8 +8,8 @@ import gymnasium as gym
 import pytest
 import torch
 
-from benchmarks.agents import make_factory
-from benchmarks.run import EnvSpec, run_agent
+from benchmarks.harness.agents import make_factory
+from benchmarks.harness.run import EnvSpec, run_agent
 
 MINI = EnvSpec("WebShop-Mini-Text-v0", "test")
 

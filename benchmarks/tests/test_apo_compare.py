@@ -14,9 +14,10 @@ import numpy as np
 import pytest
 from scipy import stats
 
-import benchmarks.apo_compare as apo_compare
+import benchmarks.training.apo_compare as apo_compare
 from apo_agent.config import TrainConfig
-from benchmarks.apo_compare import (
+from benchmarks.intervals import interval, mean_interval, ratio_interval
+from benchmarks.training.apo_compare import (
     finished_run,
     keep_policy,
     kept_run,
@@ -27,10 +28,9 @@ from benchmarks.apo_compare import (
     summarise,
     training_curve,
 )
-from benchmarks.apo_curves import CurvePoint, every_run_targets, target_costs, target_sections
-from benchmarks.intervals import interval, mean_interval, ratio_interval
+from benchmarks.training.apo_curves import CurvePoint, every_run_targets, target_costs, target_sections
 
-COMMAND = "python -m benchmarks.apo_compare"
+COMMAND = "python -m benchmarks.training.apo_compare"
 
 
 def fake_run(reference_success, trained_success, stage1, training_s, cpu=None, score=60.0):
@@ -351,7 +351,7 @@ def test_a_report_of_one_algorithm_has_only_its_rows():
     runs = {f"apo-seed{seed}": fake_run(20.0 + seed, 35.0 + seed, 512, 300.0) for seed in (0, 1)}
     rows = summarise(runs, [0, 1])
     assert set(rows) == {"pi_ref", "apo"}
-    table = markdown(rows, runs, [0, 1], "python -m benchmarks.apo_compare --algorithms apo")
+    table = markdown(rows, runs, [0, 1], "python -m benchmarks.training.apo_compare --algorithms apo")
     assert table.startswith("# A*PO, apo-agent preset `cpu-demo`")
     assert (
         f"| after A*PO | {t_cell([35.0, 36.0])} | 60.0 [60.0, 60.0] | 15.0 [15.0, 15.0] | 512 | 512 |  |  | "
@@ -371,7 +371,7 @@ def test_later_rounds_are_reported_against_the_first_pi_ref_with_their_costs_add
     rows = summarise(runs, [0])
     assert rows["pi_ref"]["success"] == [20.0]
     assert rows["apo-round2"]["improvement"] == [16.0]
-    table = markdown(rows, runs, [0], "python -m benchmarks.apo_compare --rounds 2")
+    table = markdown(rows, runs, [0], "python -m benchmarks.training.apo_compare --rounds 2")
     assert "| after A*PO | 30.0 | 60.0 | 10.0 | 512 | 512 | 300 | 200 | 300 |" in table
     assert "| after A*PO, 2 rounds | 36.0 | 60.0 | 16.0 | 768 | 1024 | 500 | 350 | 500 |" in table
     assert "| after GRPO | 33.0 | 60.0 | 13.0 | 0 | 512 | 400 | 400 | 250 |" in table
@@ -534,7 +534,7 @@ def test_bca_over_seeds_needs_ten_seeds():
 
 def test_a_run_cut_short_by_a_cpu_budget_ends_its_test_curve_at_its_final_model(tmp_path, monkeypatch):
     import apo_agent.pipeline
-    from benchmarks.apo_curves import success_curve
+    from benchmarks.training.apo_curves import success_curve
 
     evaluated = []
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from benchmarks.apo_curves import (
+from benchmarks.training.apo_curves import (
     CurvePoint,
     plot_curves,
     success_curve,

@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import json
-import re
 
 import gymnasium as gym
 import pytest
 import torch
 
-from benchmarks.apo_generalisation import main
+from benchmarks.training.apo_generalisation import main, markdown
 
 
 @pytest.fixture(scope="module")
@@ -35,15 +34,17 @@ def run_folder(tmp_path_factory):
 
 def test_pi_ref_and_the_trained_policy_on_both_splits(run_folder, tmp_path, capsys):
     out = tmp_path / "gap.md"
-    main([str(run_folder), "--stride", "300", "--out", str(out)])
-    table = out.read_text()
-    assert table == capsys.readouterr().out.rstrip("\n") + "\n"
-    rows = [line for line in table.splitlines() if line.startswith(f"| {run_folder} |")]
-    cells = [row.strip("| ").split(" | ") for row in rows]
-    # 630 train goals, every 300th: goals 0, 300 and 600; the run's test_goals: 2.
-    assert [[c[1], c[2], c[5]] for c in cells] == [["pi_ref", "3", "2"], ["apo", "3", "2"]]
-    # The option columns: (goals that name options) % chose some / % bought all of them.
-    assert all(re.fullmatch(r"\(\d\) \d+\.\d / \d+\.\d", c[i]) for c in cells for i in (4, 7))
+    results = main([str(run_folder), "--stride", "300", "--out", str(out)])
+    assert out.read_text() == markdown(results, 300) == capsys.readouterr().out.rstrip("\n") + "\n"
+    policies = results[str(run_folder)]
+    assert list(policies) == ["pi_ref", "apo"]
+    for splits in policies.values():
+        # 630 train goals, every 300th: goals 0, 300 and 600; the run's test_goals: 2.
+        assert (splits["train"]["goals"], splits["test"]["goals"]) == (3, 2)
+        for summary in splits.values():
+            # The option figures: goals that name options, and shares (%) of those goals.
+            assert 0 <= summary["option_goals"] <= summary["goals"]
+            assert 0.0 <= summary["all_options_right"] <= summary["chose_options"] <= 100.0
 
 
 def test_a_folder_that_is_not_a_run_is_explained(tmp_path):
@@ -53,7 +54,7 @@ def test_a_folder_that_is_not_a_run_is_explained(tmp_path):
 
 def test_option_behaviour_counts_only_goals_that_name_options():
     from apo_agent.rollout import Episode
-    from benchmarks.apo_generalisation import option_behaviour
+    from benchmarks.training.apo_generalisation import option_behaviour
     from webshop_gym.data.model import Goal
 
     def goal(*options):

@@ -7,9 +7,9 @@ import json
 
 import pytest
 
-import benchmarks.apo_tuning as apo_tuning
-from benchmarks.apo_compare import run_config
-from benchmarks.apo_tuning import dev_success, parse_grid, reuse_identical_run, tune
+import benchmarks.training.apo_tuning as apo_tuning
+from benchmarks.training.apo_compare import run_config
+from benchmarks.training.apo_tuning import dev_success, parse_grid, reuse_identical_run, tune
 
 
 def test_a_grid_is_algorithm_field_and_typed_values():

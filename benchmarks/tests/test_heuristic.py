@@ -4,8 +4,14 @@ from __future__ import annotations
 
 import inspect
 
-from benchmarks.agents import heuristic
-from benchmarks.agents.heuristic import HeuristicAgent, choose_option, item_score, price_fit, read_wants
+from benchmarks.harness.agents import heuristic
+from benchmarks.harness.agents.heuristic import (
+    HeuristicAgent,
+    choose_option,
+    item_score,
+    price_fit,
+    read_wants,
+)
 from webshop_gym.wrappers import ItemPage
 
 

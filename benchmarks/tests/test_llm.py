@@ -10,9 +10,15 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import pytest
 
-from benchmarks.agents import make_factory
-from benchmarks.agents.llm import LLMAgent, OpenAIChat, PageActions, answer_pattern, answer_token_budget
-from benchmarks.run import EnvSpec, run_agent
+from benchmarks.harness.agents import make_factory
+from benchmarks.harness.agents.llm import (
+    LLMAgent,
+    OpenAIChat,
+    PageActions,
+    answer_pattern,
+    answer_token_budget,
+)
+from benchmarks.harness.run import EnvSpec, run_agent
 from shared_prompts import action_from_answer, format_model_output
 
 MINI = EnvSpec("WebShop-Mini-Text-v0", "test")
@@ -32,7 +38,7 @@ def test_tiny_transformers_model_plays_two_episodes(tiny_chat_model):
 
 
 def test_tiny_model_prompt_uses_the_chat_template(tiny_chat_model):
-    from benchmarks.agents.llm import TransformersChat
+    from benchmarks.harness.agents.llm import TransformersChat
 
     backend = TransformersChat(str(tiny_chat_model), max_new_tokens=4)
     agent = LLMAgent(backend)
@@ -70,7 +76,7 @@ def test_reused_prefixes_give_the_same_greedy_answers_and_save_prompt_tokens(tin
 def test_prefix_caches_reuse_only_the_common_token_prefix(tiny_chat_model):
     import torch
 
-    from benchmarks.agents.llm import PrefixCaches, TransformersChat
+    from benchmarks.harness.agents.llm import PrefixCaches, TransformersChat
 
     backend = TransformersChat(str(tiny_chat_model), max_new_tokens=4, device="cpu")
 
@@ -304,7 +310,7 @@ def _steps(record):
 
 
 def test_smollm2_prompt_is_chatml_from_its_own_template(smollm2):
-    from benchmarks.agents.llm import TransformersChat
+    from benchmarks.harness.agents.llm import TransformersChat
 
     backend = TransformersChat(str(smollm2), max_new_tokens=4)
     info = {"instruction": "red shoes", "available_actions": ["search[<query>]"], "steps_left": 15}

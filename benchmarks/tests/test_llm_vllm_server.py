@@ -21,8 +21,8 @@ import pytest
 
 pytest.importorskip("vllm")
 
-from benchmarks.agents import make_factory
-from benchmarks.run import EnvSpec, run_agent
+from benchmarks.harness.agents import make_factory
+from benchmarks.harness.run import EnvSpec, run_agent
 
 SHORT = EnvSpec("WebShop-Mini-Text-v0", "test", {"max_steps": 3})
 SERVED_NAME = "SmolLM2-135M-Instruct"

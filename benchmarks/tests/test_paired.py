@@ -1,4 +1,4 @@
-"""benchmarks.paired: two runs on the same goals, compared goal by goal."""
+"""benchmarks.harness.paired: two runs on the same goals, compared goal by goal."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from benchmarks.paired import compare, main
+from benchmarks.harness.paired import compare, main, render
 
 
 def write_run(path, successes, manifest="m"):
@@ -27,11 +27,13 @@ def test_the_difference_pairs_goals(tmp_path):
     # B wins the same 20 goals A wins and 10 more: +10 points, and every resample agrees.
     first = write_run(tmp_path / "a.jsonl.gz", [1] * 20 + [0] * 80)
     second = write_run(tmp_path / "b.jsonl.gz", [1] * 30 + [0] * 70)
-    table = compare(first, second, ["pi_ref", "A*PO"])
-    assert table[0] == "| run (100 goals) | success % | score |"
-    assert table[2].startswith("| pi_ref | 20.0 [") and table[3].startswith("| A*PO | 30.0 [")
-    low, high = (float(x) for x in table[4].split("|")[2].split("[")[1].rstrip("] ").split(","))
-    assert table[4].startswith("| A*PO - pi_ref | 10.0 [") and 4.0 <= low < 10.0 < high <= 16.0
+    comparison = compare(first, second, ["pi_ref", "A*PO"])
+    assert comparison["goals"] == 100 and list(comparison["rows"]) == ["pi_ref", "A*PO", "A*PO - pi_ref"]
+    assert comparison["rows"]["pi_ref"]["success"][0] == pytest.approx(20.0)
+    assert comparison["rows"]["A*PO"]["success"][0] == pytest.approx(30.0)
+    mean, low, high = comparison["rows"]["A*PO - pi_ref"]["success"]
+    assert mean == pytest.approx(10.0) and 4.0 <= low < 10.0 < high <= 16.0
+    assert render(comparison)[0] == "| run (100 goals) | success % | score |"
 
 
 def test_runs_on_different_goals_are_refused(tmp_path, capsys):
@@ -44,5 +46,5 @@ def test_runs_on_different_goals_are_refused(tmp_path, capsys):
     main([str(first), str(first), "--names", "x", "y", "--out", str(out)])
     assert (
         "| y - x | 0.0 [0.0, 0.0] |" in out.read_text()
-        and "python -m benchmarks.paired" in capsys.readouterr().out
+        and "python -m benchmarks.harness.paired" in capsys.readouterr().out
     )

@@ -1,4 +1,5 @@
-"""benchmarks.ray_pool's set-up of the original WebShop: paths pointed at the 1k set, checkout untouched."""
+"""benchmarks.env.ray_pool's set-up of the original WebShop: paths pointed at the 1k set, checkout
+untouched."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from benchmarks.ray_pool import (
+from benchmarks.env.ray_pool import (
     ORIGINAL_DATA_FILES,
     link_original_checkout,
     original_data_source,
@@ -73,4 +74,4 @@ def test_a_missing_1k_file_is_named(checkout: Path, tmp_path: Path) -> None:
 def test_without_the_original_the_record_says_how_to_measure_it() -> None:
     notes = original_notes(argparse.Namespace(original=None), {}, [], 60.0, "4 actors x 16 envs")
     assert "Not measured here" in notes[-1]
-    assert "nox -s bench_original_pool -- --original /path/to/WebShop" in notes[-1]
+    assert "nox -s bench -- ray-pool --original /path/to/WebShop" in notes[-1]

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.report import FAILURE_KINDS, failure_kind, failure_report, markdown_table, summarize
+from benchmarks.harness.report import FAILURE_KINDS, failure_kind, failure_report, markdown_table, summarize
 
 MANIFEST = "ab" * 32
 

@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from benchmarks.agents import AGENTS, make_factory
-from benchmarks.run import EnvSpec, main, run_agent
+from benchmarks.harness.agents import AGENTS, make_factory
+from benchmarks.harness.run import EnvSpec, main, run_agent
 from webshop_gym.data.catalog import load_catalog
 from webshop_gym.data.splits import MINI_MANIFESTS, load_manifests, split_manifest
 
@@ -80,7 +80,7 @@ def test_cli_writes_episodes_table_plots_and_failures(tmp_path):
     main(["--agents", "rule", "random", "--episodes", "3", "--out", str(out), "--no-progress",
           "--label", "random=random (seeded)"])  # fmt: skip
     runs = json.loads((out / "runs.json").read_text())
-    assert runs[0]["command"].startswith("python -m benchmarks.run --agents rule random")
+    assert runs[0]["command"].startswith("python -m benchmarks.harness.run --agents rule random")
     assert "cores" in runs[0]["machine"]
     for run in runs[0]["runs"]:  # every result names the goals it played
         assert {k: run[k] for k in ("catalogue", "goal_source", "split", "split_manifest")} == {

@@ -8,9 +8,9 @@ import gymnasium as gym
 import numpy as np
 
 import webshop_gym  # noqa: F401
-from benchmarks.agents import make_factory
-from benchmarks.run import EnvSpec, run_agent
-from benchmarks.train_sb3 import TrainConfig, train
+from benchmarks.harness.agents import make_factory
+from benchmarks.harness.run import EnvSpec, run_agent
+from benchmarks.training.train_sb3 import TrainConfig, train
 from webshop_gym.wrappers import DiscreteActions
 
 

@@ -9,7 +9,7 @@ import pytest
 
 from apo_agent import pipeline
 from apo_agent.config import TrainConfig
-from benchmarks import smollm2_reference
+from benchmarks.training import smollm2_reference
 
 
 def test_a_folder_holding_this_pi_ref_is_reused_and_its_path_printed(tmp_path, monkeypatch, capsys):

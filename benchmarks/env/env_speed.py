@@ -1,0 +1,116 @@
+"""Env creation time and step latency, on the bundled catalogue and the real 1k set.
+
+    python -m benchmarks.env.env_speed [--data DIR] [--episodes 200]
+
+Cold creation runs in a fresh Python process (imports, catalogue load, goals, index);
+warm creation is a second `gym.make` in a process that already made one. Step latency is
+the median wall time of `env.step` over expert episodes, search and other actions apart;
+searches are timed with the engine's answer cache cleared, so each one really ranks.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import platform
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import gymnasium as gym
+
+import webshop_gym  # noqa: F401
+from webshop_gym.data.locations import find_webshop_1k
+from webshop_gym.scripted import ExpertPolicy
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def machine() -> str:
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
+
+
+def cold_creation_seconds(kwargs: dict) -> float:
+    code = (
+        "import time; t = time.perf_counter()\n"
+        "import gymnasium as gym, webshop_gym\n"
+        f"env = gym.make('WebShop-Mini-Text-v0', **{kwargs!r}); env.reset(seed=0)\n"
+        "print(time.perf_counter() - t)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True)
+    return float(out.stdout.strip().splitlines()[-1])
+
+
+def step_latencies(env: gym.Env, episodes: int) -> tuple[list[float], list[float]]:
+    engine = env.unwrapped.engine
+    expert = ExpertPolicy(env)
+    search, other = [], []
+    n_goals = len(env.unwrapped.goal_indices)
+    for episode in range(episodes):
+        observation, info = env.reset(seed=episode, options={"goal_index": episode % n_goals})
+        done = False
+        while not done:
+            action = expert.act(observation, info)
+            if action.startswith("search["):
+                engine.clear_cache()
+            start = time.perf_counter()
+            observation, _, terminated, truncated, info = env.step(action)
+            elapsed = time.perf_counter() - start
+            (search if action.startswith("search[") else other).append(elapsed)
+            done = terminated or truncated
+    return search, other
+
+
+def report(name: str, kwargs: dict, episodes: int) -> None:
+    cold = cold_creation_seconds(kwargs)
+    gym.make("WebShop-Mini-Text-v0", **kwargs)  # make sure this process has loaded it once
+    start = time.perf_counter()
+    env = gym.make("WebShop-Mini-Text-v0", **kwargs)
+    env.reset(seed=0)
+    warm = time.perf_counter() - start
+    search, other = step_latencies(env, episodes)
+    print(
+        f"| {name} | {len(env.unwrapped.catalog)} | {cold:.2f} s | {1000 * warm:.1f} ms "
+        f"| {1000 * statistics.median(search):.2f} ms ({len(search)}) "
+        f"| {1000 * statistics.median(other):.3f} ms ({len(other)}) |"
+    )
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument(
+        "--data", type=Path, default=None, help="folder with the official 1k files (default: find_webshop_1k)"
+    )
+    parser.add_argument("--episodes", type=int, default=200)
+    args = parser.parse_args()
+    print(f"machine: {machine()}")
+    columns = ["catalogue", "products", "create (cold)", "create (warm)", "search step median (n)"]
+    print("| " + " | ".join([*columns, "other step median (n)"]) + " |")
+    print("|---|---|---|---|---|---|")
+    report("mini (human goals)", {"split": "all"}, args.episodes)
+    try:
+        data = args.data or find_webshop_1k(REPO)
+    except FileNotFoundError as missing:
+        print(f"(the 1k set is not timed: {missing})")
+        return
+    report(
+        "webshop-1k (synthetic goals)",
+        {"catalog": str(data), "goals": "synthetic", "split": "all"},
+        args.episodes,
+    )
+
+
+if __name__ == "__main__":
+    main()
