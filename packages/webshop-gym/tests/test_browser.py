@@ -9,7 +9,7 @@ page, the whole site without JavaScript, and product text with markup staying te
 page may scroll sideways at 390 px, and no request may fail (pictures, favicon).
 
 Screenshots of every page kind at both widths go to ``$WEBSHOP_GYM_SCREENSHOTS`` (default:
-``webshop-gym-screenshots`` in the system's temporary folder). ``nox -s tests_browser``
+``webshop-gym-screenshots`` in the system's temporary folder). ``nox -s "tests(suite='browser')"``
 installs Chromium (``apt-get install chromium``) and Playwright when they are missing.
 """
 
@@ -53,7 +53,8 @@ PAGE_ADDRESS = r"/s/[A-Za-z0-9_-]{43}/(\d+)/"
 def browser():
     if not CHROMIUM.exists():
         pytest.fail(
-            f"{CHROMIUM} is missing: run `nox -s tests_browser` (installs it) or apt-get install chromium"
+            f"{CHROMIUM} is missing: run `nox -s \"tests(suite='browser')\"` (installs it) "
+            "or apt-get install chromium"
         )
     SCREENSHOTS.mkdir(parents=True, exist_ok=True)
     with sync_playwright() as playwright:

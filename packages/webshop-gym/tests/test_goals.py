@@ -241,7 +241,7 @@ def test_goals_do_not_touch_the_global_random_state(webshop_1k: Path, webshop_1k
 
 
 def test_building_goals_is_cached(webshop_1k: Path, webshop_1k_human: Path) -> None:
-    # (How long building takes is benchmarks/env_speed.py's to measure, not a unit test's.)
+    # (How long building takes is benchmarks.env.env_speed's to measure, not a unit test's.)
     fresh = load_products(
         webshop_1k / "items_shuffle_1000.json", webshop_1k / "items_ins_v2_1000.json", webshop_1k_human
     )

@@ -1,6 +1,6 @@
 """The Lucene backend (pyserini's Anserini) against the original WebShop's own Lucene hits.
 
-Needs the lucene extra and Java 17, which `nox -s tests_lucene` installs.
+Needs the lucene extra and Java 17, which `nox -s "tests(suite='lucene')"` installs.
 """
 
 from __future__ import annotations

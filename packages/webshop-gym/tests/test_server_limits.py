@@ -2,7 +2,7 @@
 
 Every test runs a real waitress server on 127.0.0.1 in this process and opens at most a few
 hundred sockets to it; each finishes in seconds. The figures with the production limits
-(1,050 idle or slow sockets, 25 visitors) come from ``python benchmarks/web_slow_clients.py``.
+(1,050 idle or slow sockets, 25 visitors) come from ``python -m benchmarks.env.web_slow_clients``.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
-"""A light run of benchmarks/web_load.py: concurrent sessions over real sockets stay apart,
+"""A light run of benchmarks.env.web_load: concurrent sessions over real sockets stay apart,
 and a flood of anonymous GETs leaves room for the next visitor.
 
 The full load test (10,000 anonymous GETs, then 50 sessions x 20 steps, with the server in
-its own process) is ``python benchmarks/web_load.py``; its figures are in
+its own process) is ``python -m benchmarks.env.web_load``; its figures are in
 benchmarks/results/web_load.md.
 """
 
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import pytest
 
-from benchmarks.web_load import main
+from benchmarks.env.web_load import main
 from webshop_gym.web import ServerConfig, create_app
 from webshop_gym.web.server import ServerThread
 

@@ -198,8 +198,8 @@ def test_health_reports_a_failing_log_folder(tmp_path: Path, monkeypatch, proble
 
 
 def test_the_replay_cost_benchmark_runs_and_a_branch_writes_one_step(capsys) -> None:
-    """A light run of benchmarks/web_replay_cost.py (its own server process on 127.0.0.1)."""
-    from benchmarks.web_replay_cost import main
+    """A light run of benchmarks.env.web_replay_cost (its own server process on 127.0.0.1)."""
+    from benchmarks.env.web_replay_cost import main
 
     arguments = ["--depth", "8", "--requests", "3", "--branchers", "2", "--others", "1", "--seconds", "1"]
     assert main(arguments) == 0

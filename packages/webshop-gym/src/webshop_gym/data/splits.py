@@ -8,7 +8,7 @@ its place among all the numbers; for the mini catalogue and synthetic goals numb
 index are the same, and for human goals of real data the number is the paper's. Two runs
 with the same hash played the same goal numbers of a catalogue of the same name and the
 same goal source in each split (the goals' texts are not hashed: `webshop_gym.data.goals`
-and its tests keep them). Every benchmark result records the hash (``benchmarks/run.py``);
+and its tests keep them). Every benchmark result records the hash (``benchmarks/harness/run.py``);
 an env tells it with ``env.unwrapped.split_manifest``.
 
 The mini catalogue's manifests ship with the package (`MINI_MANIFESTS`) and a test checks

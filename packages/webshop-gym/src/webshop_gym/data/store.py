@@ -22,7 +22,7 @@ share one copy in the page cache and an env holds only the pages it touched:
 ``index/``                    the BM25 index (`webshop_gym.search.bm25_index`)
 ============================  ==========================================================
 
-**Why flat arrays.** Measured by ``benchmarks/store_formats.py`` on a generated
+**Why flat arrays.** Measured by ``benchmarks/store_formats.py`` (in commit 96b074b) on a generated
 100,000-product catalogue (2-core AMD EPYC, Python 3.11; ``benchmarks/results/store_formats.md``):
 
 ==========================================  =====  ======  =======  ===========  ==============
