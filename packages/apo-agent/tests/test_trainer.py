@@ -10,14 +10,14 @@ import pytest
 import torch
 
 from apo_agent import optimal_values
-from apo_agent.checkpoint import latest_checkpoint
 from apo_agent.config import TrainConfig
-from apo_agent.context import PromptEncoder
-from apo_agent.metrics import read_metrics
+from apo_agent.model.policy import LMPolicy
 from apo_agent.objectives import optimal_value
 from apo_agent.optimal_values import ReferenceRewardCache, estimate_optimal_values
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import collect_episodes
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import PromptEncoder
+from apo_agent.runtime.checkpoints import latest_checkpoint
+from apo_agent.runtime.metrics import read_metrics
 from apo_agent.trainer import _step_requests, train
 from shared_prompts import PromptConfig
 
@@ -255,6 +255,7 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
 
 def test_option_variant_goals_join_both_stages(tmp_path, warm_model_dir, tiny_config, monkeypatch):
     from apo_agent import trainer
+    from apo_agent.rollout.goals import NumberedGoals
     from apo_agent.warm_start import option_variants_of
 
     config = tiny_config(tmp_path, warm_model_dir, train_goals=8, rl_option_variants=2, goal_filter="none")
@@ -263,7 +264,9 @@ def test_option_variant_goals_join_both_stages(tmp_path, warm_model_dir, tiny_co
     played = []
 
     def spy(*args, **kwargs):
-        played.append(([goal for goal, _ in args[3]], kwargs.get("goals")))
+        envs = args[1]  # set up once to play goal numbers (apo_agent.rollout.goals)
+        goals = list(envs[0].goals) if isinstance(envs[0], NumberedGoals) else None
+        played.append(([goal for goal, _ in args[3]], goals))
         return collect_episodes(*args, **kwargs)
 
     collect_episodes = trainer.collect_episodes
