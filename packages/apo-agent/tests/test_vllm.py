@@ -328,7 +328,9 @@ def test_a_run_on_vllm_is_evaluated_on_vllm_with_the_policys_greedy_answers(poli
     )
     on_transformers = evaluate(policy, config, reseed=False, description="transformers")
     assert made == []
-    on_vllm = evaluate(policy, dataclasses.replace(config, rollout_engine="vllm"), reseed=False, description="vllm")
+    on_vllm = evaluate(
+        policy, dataclasses.replace(config, rollout_engine="vllm"), reseed=False, description="vllm"
+    )
     assert [type(engine) for engine in made] == [VLLMEngine]
     assert [e.actions for e in on_vllm.episodes] == [e.actions for e in on_transformers.episodes]
     assert len(on_vllm.episodes) == 3 and all(e.steps > 1 for e in on_vllm.episodes)
