@@ -9,7 +9,7 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from apo_agent import pretrained
+from apo_agent.model import pretrained
 from apo_agent.model.pretrained import ModelNotInstalledError, materialise_smollm2, resolve_model
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import gymnasium as gym
 import numpy as np
@@ -198,16 +199,17 @@ def test_a_stage_one_top_up_samples_new_episodes(tmp_path, tiny_model_dir, token
 def test_pi_ref_is_evaluated_once_per_evaluation_key(tmp_path, monkeypatch):
     import dataclasses
 
-    from apo_agent import pipeline
+    from apo_agent import evaluation, pipeline
     from apo_agent.config import TrainConfig
 
     calls = []
 
-    def fake_evaluation(config, model_path, description):
+    def fake_evaluation(model_path, config, **options):
         calls.append(config.eval_temperature)
-        return {"success": 10.0 + config.eval_temperature, "goals": 100}
+        summary = {"success": 10.0 + config.eval_temperature, "goals": 100}
+        return SimpleNamespace(summary=lambda: summary)
 
-    monkeypatch.setattr(pipeline, "evaluate_saved", fake_evaluation)
+    monkeypatch.setattr(evaluation, "evaluate", fake_evaluation)
     greedy = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
     sampled = dataclasses.replace(greedy, eval_temperature=1.0)
     assert pipeline.evaluate_reference(greedy, "ref")["success"] == 10.0
@@ -222,20 +224,21 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
     for another variant."""
     import dataclasses
 
-    from apo_agent import pipeline
+    from apo_agent import evaluation, pipeline
     from apo_agent.config import TrainConfig
+    from apo_agent.warm_start import reference
 
     def no_build(*args, **kwargs):
         raise AssertionError("pi_ref was built again")
 
     calls = []
 
-    def fake_evaluation(config, model_path, description):
+    def fake_evaluation(model_path, config, **options):
         calls.append(config.reward)
-        return {"success": 20.0, "goals": 100}
+        return SimpleNamespace(summary=lambda: {"success": 20.0, "goals": 100})
 
-    monkeypatch.setattr(pipeline, "collect_demonstrations", no_build)
-    monkeypatch.setattr(pipeline, "evaluate_saved", fake_evaluation)
+    monkeypatch.setattr(reference, "collect_demonstrations", no_build)
+    monkeypatch.setattr(evaluation, "evaluate", fake_evaluation)
     original = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
     binary = dataclasses.replace(original, reward="binary")
     settings = pipeline.reference_settings(original)
