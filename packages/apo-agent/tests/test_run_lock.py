@@ -121,12 +121,11 @@ def test_training_into_a_busy_output_dir_fails_before_writing(tmp_path, holder, 
 def test_a_shared_reference_dir_is_waited_for_and_then_reused(tmp_path, holder, monkeypatch):
     """The other process builds pi_ref while this one waits; this one then reuses it."""
     from apo_agent import pipeline
-    from apo_agent.warm_start import reference
 
     def no_build(*args, **kwargs):
         raise AssertionError("pi_ref was built again")
 
-    monkeypatch.setattr(reference, "collect_demonstrations", no_build)
+    monkeypatch.setattr(pipeline, "collect_demonstrations", no_build)
     config = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"))
     _, release = holder(tmp_path / "ref")
     # The holder "finishes" pi_ref: its record appears, then it lets go.

@@ -226,7 +226,6 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
 
     from apo_agent import evaluation, pipeline
     from apo_agent.config import TrainConfig
-    from apo_agent.warm_start import reference
 
     def no_build(*args, **kwargs):
         raise AssertionError("pi_ref was built again")
@@ -237,7 +236,7 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
         calls.append(config.reward)
         return SimpleNamespace(summary=lambda: {"success": 20.0, "goals": 100})
 
-    monkeypatch.setattr(reference, "collect_demonstrations", no_build)
+    monkeypatch.setattr(pipeline, "collect_demonstrations", no_build)
     monkeypatch.setattr(evaluation, "evaluate", fake_evaluation)
     original = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
     binary = dataclasses.replace(original, reward="binary")
