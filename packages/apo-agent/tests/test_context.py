@@ -6,9 +6,9 @@ import gymnasium as gym
 import pytest
 import torch
 
-from apo_agent.context import PromptEncoder, TokenSequence
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import collect_episodes
+from apo_agent.model.policy import LMPolicy
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import PromptEncoder, TokenSequence
 from shared_prompts import PromptConfig, format_model_output
 from webshop_gym.scripted import ExpertPolicy
 

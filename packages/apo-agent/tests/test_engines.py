@@ -7,10 +7,10 @@ import pytest
 import torch
 
 import webshop_gym  # noqa: F401
-from apo_agent.context import EpisodeContext, PromptEncoder
 from apo_agent.engines import RolloutEngine, TransformersEngine, as_engine, make_engine
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import collect_episodes
+from apo_agent.model.policy import LMPolicy
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import EpisodeContext, PromptEncoder
 from shared_prompts import PromptConfig
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import peft  # noqa: F401  (the lora extra; the tests session installs it)
 import torch
 
-from apo_agent.context import TokenSequence
-from apo_agent.policy import LMPolicy
+from apo_agent.model.policy import LMPolicy
+from apo_agent.rollout.tokens import TokenSequence
 
 
 def sequences(tokenizer):

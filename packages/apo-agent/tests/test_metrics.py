@@ -2,7 +2,7 @@
 
 import pytest
 
-from apo_agent.metrics import moving_average
+from apo_agent.runtime.metrics import moving_average
 
 
 def test_moving_average_averages_each_value_with_those_before_it():

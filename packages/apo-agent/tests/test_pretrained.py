@@ -9,8 +9,8 @@ import pytest
 import torch
 from transformers import AutoModelForCausalLM, AutoTokenizer
 
-from apo_agent import pretrained
-from apo_agent.pretrained import ModelNotInstalledError, materialise_smollm2, resolve_model
+from apo_agent.model import pretrained
+from apo_agent.model.pretrained import ModelNotInstalledError, materialise_smollm2, resolve_model
 
 
 def test_the_folder_is_the_real_instruct_model(smollm2: Path) -> None:

@@ -12,9 +12,9 @@ from pathlib import Path
 import peft  # noqa: F401  (the lora extra)
 import torch
 
-from apo_agent.context import TokenSequence
-from apo_agent.metrics import read_metrics
-from apo_agent.policy import LMPolicy
+from apo_agent.model.policy import LMPolicy
+from apo_agent.rollout.tokens import TokenSequence
+from apo_agent.runtime.metrics import read_metrics
 from apo_agent.trainer import train
 
 

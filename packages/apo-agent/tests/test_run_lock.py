@@ -13,7 +13,7 @@ import pytest
 
 from apo_agent.config import TrainConfig
 from apo_agent.pipeline import build_reference
-from apo_agent.run_lock import FolderInUseError, locked_folder
+from apo_agent.runtime.lock import FolderInUseError, locked_folder
 from apo_agent.trainer import train
 
 # A second process that holds `folder` until `release` exists, then writes `released` and lets go.
@@ -21,7 +21,7 @@ HOLDER = textwrap.dedent(
     """
     import sys, time
     from pathlib import Path
-    from apo_agent.run_lock import locked_folder
+    from apo_agent.runtime.lock import locked_folder
 
     folder, release = Path(sys.argv[1]), Path(sys.argv[2])
     with locked_folder(folder):
@@ -85,8 +85,8 @@ def test_the_lock_needs_no_fcntl(tmp_path, monkeypatch):
 
     monkeypatch.setattr(builtins, "__import__", no_fcntl)
     monkeypatch.delitem(sys.modules, "fcntl", raising=False)
-    monkeypatch.delitem(sys.modules, "apo_agent.run_lock")
-    module = importlib.import_module("apo_agent.run_lock")
+    monkeypatch.delitem(sys.modules, "apo_agent.runtime.lock")
+    module = importlib.import_module("apo_agent.runtime.lock")
     assert "fcntl" not in vars(module)
     with module.locked_folder(tmp_path / "run"):
         assert (tmp_path / "run" / ".lock").exists()

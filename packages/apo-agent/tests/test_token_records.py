@@ -9,10 +9,10 @@ import pytest
 import torch
 
 import webshop_gym  # noqa: F401
-from apo_agent.context import PromptEncoder, TokenSequence
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import collect_episodes
-from apo_agent.token_records import read_token_records, turns_of, write_token_records
+from apo_agent.model.policy import LMPolicy
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.records import read_token_records, turns_of, write_token_records
+from apo_agent.rollout.tokens import PromptEncoder, TokenSequence
 from shared_prompts import PromptConfig
 
 

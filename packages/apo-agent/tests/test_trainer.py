@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from types import SimpleNamespace
 
 import gymnasium as gym
 import numpy as np
@@ -10,14 +11,14 @@ import pytest
 import torch
 
 from apo_agent import optimal_values
-from apo_agent.checkpoint import latest_checkpoint
 from apo_agent.config import TrainConfig
-from apo_agent.context import PromptEncoder
-from apo_agent.metrics import read_metrics
+from apo_agent.model.policy import LMPolicy
 from apo_agent.objectives import optimal_value
 from apo_agent.optimal_values import ReferenceRewardCache, estimate_optimal_values
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import collect_episodes
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import PromptEncoder
+from apo_agent.runtime.checkpoints import latest_checkpoint
+from apo_agent.runtime.metrics import read_metrics
 from apo_agent.trainer import _step_requests, train
 from shared_prompts import PromptConfig
 
@@ -198,16 +199,17 @@ def test_a_stage_one_top_up_samples_new_episodes(tmp_path, tiny_model_dir, token
 def test_pi_ref_is_evaluated_once_per_evaluation_key(tmp_path, monkeypatch):
     import dataclasses
 
-    from apo_agent import pipeline
+    from apo_agent import evaluation, pipeline
     from apo_agent.config import TrainConfig
 
     calls = []
 
-    def fake_evaluation(config, model_path, description):
+    def fake_evaluation(model_path, config, **options):
         calls.append(config.eval_temperature)
-        return {"success": 10.0 + config.eval_temperature, "goals": 100}
+        summary = {"success": 10.0 + config.eval_temperature, "goals": 100}
+        return SimpleNamespace(summary=lambda: summary)
 
-    monkeypatch.setattr(pipeline, "evaluate_saved", fake_evaluation)
+    monkeypatch.setattr(evaluation, "evaluate", fake_evaluation)
     greedy = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
     sampled = dataclasses.replace(greedy, eval_temperature=1.0)
     assert pipeline.evaluate_reference(greedy, "ref")["success"] == 10.0
@@ -222,7 +224,7 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
     for another variant."""
     import dataclasses
 
-    from apo_agent import pipeline
+    from apo_agent import evaluation, pipeline
     from apo_agent.config import TrainConfig
 
     def no_build(*args, **kwargs):
@@ -230,12 +232,12 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
 
     calls = []
 
-    def fake_evaluation(config, model_path, description):
+    def fake_evaluation(model_path, config, **options):
         calls.append(config.reward)
-        return {"success": 20.0, "goals": 100}
+        return SimpleNamespace(summary=lambda: {"success": 20.0, "goals": 100})
 
     monkeypatch.setattr(pipeline, "collect_demonstrations", no_build)
-    monkeypatch.setattr(pipeline, "evaluate_saved", fake_evaluation)
+    monkeypatch.setattr(evaluation, "evaluate", fake_evaluation)
     original = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
     binary = dataclasses.replace(original, reward="binary")
     settings = pipeline.reference_settings(original)
@@ -255,6 +257,7 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
 
 def test_option_variant_goals_join_both_stages(tmp_path, warm_model_dir, tiny_config, monkeypatch):
     from apo_agent import trainer
+    from apo_agent.rollout.goals import NumberedGoals
     from apo_agent.warm_start import option_variants_of
 
     config = tiny_config(tmp_path, warm_model_dir, train_goals=8, rl_option_variants=2, goal_filter="none")
@@ -263,7 +266,9 @@ def test_option_variant_goals_join_both_stages(tmp_path, warm_model_dir, tiny_co
     played = []
 
     def spy(*args, **kwargs):
-        played.append(([goal for goal, _ in args[3]], kwargs.get("goals")))
+        envs = args[1]  # set up once to play goal numbers (apo_agent.rollout.goals)
+        goals = list(envs[0].goals) if isinstance(envs[0], NumberedGoals) else None
+        played.append(([goal for goal, _ in args[3]], goals))
         return collect_episodes(*args, **kwargs)
 
     collect_episodes = trainer.collect_episodes

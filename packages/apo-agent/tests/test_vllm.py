@@ -307,14 +307,14 @@ def test_the_trainer_rolls_out_on_vllm_and_keeps_it_in_step(policy, tmp_path):
 
 
 def test_a_run_on_vllm_is_evaluated_on_vllm_with_the_policys_greedy_answers(policy, tmp_path, monkeypatch):
-    """`evaluate_on_split` plays a ``rollout_engine="vllm"`` run's test episodes on vLLM: the
-    greedy actions are those the policy takes itself (transformers), goal by goal."""
-    from apo_agent import pipeline
-    from apo_agent.pipeline import evaluate_on_split
+    """`evaluate` plays a ``rollout_engine="vllm"`` run's test episodes on vLLM: the greedy
+    actions are those the policy takes itself (transformers), goal by goal."""
+    from apo_agent import evaluation
+    from apo_agent.evaluation import evaluate
 
     made = []
-    make = pipeline.rollout_engine
-    monkeypatch.setattr(pipeline, "rollout_engine", lambda *a: made.append(make(*a)) or made[-1])
+    make = evaluation.make_engine
+    monkeypatch.setattr(evaluation, "make_engine", lambda *a, **k: made.append(make(*a, **k)) or made[-1])
 
     config = run_config(
         tmp_path,
@@ -326,9 +326,11 @@ def test_a_run_on_vllm_is_evaluated_on_vllm_with_the_policys_greedy_answers(poli
         test_goals=3,
         eval_temperature=0.0,
     )
-    on_transformers = evaluate_on_split(policy, config, "transformers")
+    on_transformers = evaluate(policy, config, reseed=False, description="transformers")
     assert made == []
-    on_vllm = evaluate_on_split(policy, dataclasses.replace(config, rollout_engine="vllm"), "vllm")
+    on_vllm = evaluate(
+        policy, dataclasses.replace(config, rollout_engine="vllm"), reseed=False, description="vllm"
+    )
     assert [type(engine) for engine in made] == [VLLMEngine]
     assert [e.actions for e in on_vllm.episodes] == [e.actions for e in on_transformers.episodes]
     assert len(on_vllm.episodes) == 3 and all(e.steps > 1 for e in on_vllm.episodes)

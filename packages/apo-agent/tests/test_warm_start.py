@@ -9,9 +9,9 @@ import gymnasium as gym
 import pytest
 import torch
 
-from apo_agent.context import PromptEncoder
-from apo_agent.policy import LMPolicy
-from apo_agent.tiny import build_tiny_model, product_ids
+from apo_agent.model.policy import LMPolicy
+from apo_agent.model.tiny import build_tiny_model, product_ids
+from apo_agent.rollout.tokens import PromptEncoder
 from apo_agent.warm_start import (
     NoisyExpert,
     collect_demonstrations,

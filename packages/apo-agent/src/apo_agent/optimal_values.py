@@ -19,13 +19,12 @@ from typing import Any
 
 import gymnasium as gym
 
-from apo_agent.context import PromptEncoder
 from apo_agent.engines import RolloutEngine
+from apo_agent.model.policy import LMPolicy
 from apo_agent.objectives import optimal_value
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import collect_episodes
-from apo_agent.seeding import reference_episode_seed, seed_everything
-from webshop_gym.data.model import Goal
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import PromptEncoder
+from apo_agent.runtime.seeding import reference_episode_seed, seed_everything
 
 
 @dataclass(frozen=True)
@@ -98,15 +97,15 @@ def estimate_optimal_values(
     seed: int = 0,
     cache: ReferenceRewardCache | None = None,
     progress: bool = True,
-    goals: Sequence[Goal] | None = None,
 ) -> dict[int, GoalValue]:
     """Runs N reference episodes per goal (those not cached) and returns V* per goal.
 
     Args:
         reference: pi_ref.
-        envs: Train-split envs (their number is the batch size).
+        envs: Train-split envs (their number is the batch size), possibly set up to play
+            goals of one's own by number (`apo_agent.rollout.goals.with_goals`).
         encoder: The prompt encoder the policy uses.
-        goal_indices: Training goals (indices within the train split).
+        goal_indices: Training goals (goal numbers the envs play).
         samples: N, reference episodes per goal.
         beta1: Temperature of the soft maximum.
         max_new_tokens: Answer length limit per turn.
@@ -114,8 +113,6 @@ def estimate_optimal_values(
         seed: Run seed (env seeds derive from it).
         cache: Where cached returns are read and the new ones written.
         progress: Show a progress bar.
-        goals: When given, goal index i is ``goals[i]`` rather than train goal i (as in
-            `collect_episodes`).
     """
     known = cache.rewards if cache is not None else {}
     requests = [
@@ -138,7 +135,6 @@ def estimate_optimal_values(
             temperature=temperature,
             description="Stage 1: reference episodes",
             progress=progress,
-            goals=goals,
         )
         for episode in episodes:
             known.setdefault(episode.goal_index, []).append(episode.reward)

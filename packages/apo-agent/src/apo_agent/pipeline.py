@@ -1,10 +1,17 @@
 """The whole job, end to end: make pi_ref, evaluate it, train (A*PO or GRPO), evaluate again.
 
-``model="tiny"`` (the CPU demo) builds pi_ref here: a tokenizer trained on the catalogue
-and prompt text, a small Llama, and a supervised warm start on `NoisyExpert`
-demonstrations. A hub model or local path is pi_ref as it is (or warm-started first when
-``sft_epochs > 0``). Everything is written under ``output_dir``; a finished step is reused
+``model="tiny"`` (the CPU demo) builds pi_ref here (`build_reference`): a tokenizer trained on
+the catalogue and prompt text, a small Llama (`apo_agent.model.tiny`), and a supervised warm
+start (`apo_agent.warm_start`) on `NoisyExpert` demonstrations. A hub model or local path is
+pi_ref as it is (or warm-started first when ``sft_epochs > 0``).
+
+`run_pipeline` is what ``python -m apo_agent`` runs: pi_ref, its test evaluation
+(`apo_agent.evaluation`), `apo_agent.trainer.train`, and the trained
+policy's test evaluation, written to ``<output_dir>/results.json``. A finished step is reused
 when the pipeline runs again with the same settings.
+
+The evaluation helpers this module used to hold are thin aliases of
+`apo_agent.evaluation.evaluate` now, kept for callers outside the package.
 """
 
 from __future__ import annotations
@@ -19,52 +26,36 @@ from typing import Any
 import torch
 from tqdm.auto import tqdm
 
-from apo_agent.checkpoint import load_weights
-from apo_agent.config import PROMPT_FIELDS, TINY_MODEL, TrainConfig
-from apo_agent.evaluation import EvalResult, evaluate
-from apo_agent.metrics import read_metrics
-from apo_agent.policy import LMPolicy, resolve_device
-from apo_agent.rollout import make_envs
-from apo_agent.run_lock import locked_folder
-from apo_agent.seeding import seed_everything
-from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
-from apo_agent.trainer import env_spec, prompt_encoder, rollout_engine, split_goals, train
-from apo_agent.warm_start import collect_demonstrations, supervised_warm_start
+from apo_agent.config import TINY_MODEL, TrainConfig
+from apo_agent.evaluation import EvalResult, evaluate, evaluate_reference
+from apo_agent.model.policy import LMPolicy, resolve_device
+from apo_agent.model.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+from apo_agent.rollout.envs import env_spec, make_envs, split_goals
+from apo_agent.rollout.tokens import prompt_encoder
+from apo_agent.runtime.lock import locked_folder
+from apo_agent.runtime.metrics import read_metrics
+from apo_agent.runtime.seeding import seed_everything
+from apo_agent.trainer import train
+from apo_agent.warm_start.demonstrations import collect_demonstrations
+from apo_agent.warm_start.reference import reference_folder, reference_settings
+from apo_agent.warm_start.supervised import supervised_warm_start
 
-# The fields that decide what pi_ref is: a stored pi_ref is reused only if they match. The
-# reward variant is not one of them: the warm start imitates the demonstrator's actions, and
-# evaluations read success and score from the env's info, so one pi_ref serves every reward.
-_REFERENCE_FIELDS = (
-    "model",
-    "seed",
-    "env_id",
-    "catalog",
-    "goals",
-    "max_steps",
-    *PROMPT_FIELDS,
-    "tiny_vocab_size",
-    "tiny_hidden_size",
-    "tiny_layers",
-    "tiny_heads",
-    "sft_epochs",
-    "sft_learning_rate",
-    "sft_batch_size",
-    "demo_goals",
-    "demo_skip_options_prob",
-    "demo_random_action_prob",
-    "demo_product",
-    "demo_option_variants",
-)
+__all__ = [
+    "build_reference",
+    "collect_demonstrations",
+    "evaluate_checkpoint",
+    "evaluate_on_split",
+    "evaluate_reference",
+    "evaluate_saved",
+    "evaluate_saved_episodes",
+    "reference_folder",
+    "reference_settings",
+    "results_table",
+    "run_pipeline",
+]
 
 
-def reference_settings(config: TrainConfig) -> dict[str, Any]:
-    return {name: getattr(config, name) for name in _REFERENCE_FIELDS}
-
-
-def reference_folder(config: TrainConfig) -> Path:
-    return Path(config.reference_dir or Path(config.output_dir) / "reference")
-
-
+# ---- pi_ref ----------------------------------------------------------------------------------
 def build_reference(config: TrainConfig) -> str:
     """pi_ref's location: ``config.model`` itself, or ``<output_dir>/reference`` after a warm start.
 
@@ -146,31 +137,14 @@ def _build_reference(config: TrainConfig) -> str:
     return str(target)
 
 
+# ---- the former evaluation helpers: one call of `evaluate` each ------------------------------
 def evaluate_on_split(
     policy: LMPolicy, config: TrainConfig, description: str, split: str = "test", stride: int = 1
 ) -> EvalResult:
-    """One episode per goal: the test split's first ``config.test_goals`` goals, or every
-    ``stride``-th goal of another split (to compare training goals with unseen ones)."""
-    if stride < 1:
-        raise ValueError(f"stride must be at least 1, got {stride}")
-    envs = make_envs(env_spec(config), split, config.num_envs)
-    if split == "test":
-        goals = split_goals(envs[0], config.test_goals)
-    else:
-        goals = split_goals(envs[0], None)[::stride]
-    # A run that samples on vLLM is evaluated on it too: the same distribution as the policy's
-    # (tests/test_vllm.py) for a fraction of the CPU time.
-    player = policy if config.rollout_engine == "transformers" else rollout_engine(policy, config)
+    """`evaluate` of a loaded policy, without seeding first: the test split's first
+    ``test_goals`` goals, or every ``stride``-th goal of another split."""
     return evaluate(
-        player,
-        envs,
-        prompt_encoder(policy.tokenizer, config),
-        goals,
-        temperature=config.eval_temperature,
-        max_new_tokens=config.max_new_tokens,
-        seed=config.seed,
-        description=description,
-        progress=config.progress,
+        policy, config, split=split, goals=_stride(split, stride), reseed=False, description=description
     )
 
 
@@ -184,56 +158,28 @@ def evaluate_saved(
 def evaluate_saved_episodes(
     config: TrainConfig, model_path: str, description: str, split: str = "test", stride: int = 1
 ) -> EvalResult:
-    """A saved policy on the test split, or on every ``stride``-th goal of another split
-    (seeded from ``config.seed``, as the pipeline does), with its episodes."""
-    seed_everything(config.seed)
-    policy = LMPolicy.load(model_path, device=config.device, bf16=config.bf16, with_reference=False)
-    return evaluate_on_split(policy, config, description, split, stride)
+    """`evaluate` of a saved policy (seeded from ``config.seed``), with its episodes."""
+    return evaluate(model_path, config, split=split, goals=_stride(split, stride), description=description)
 
 
 def evaluate_checkpoint(
     config: TrainConfig, reference_path: str, checkpoint: str | Path, description: str
 ) -> dict[str, Any]:
-    """A Stage 2 checkpoint of a run that started from ``reference_path``, on the test split.
-
-    Checkpoints hold the trained weights only: full fine-tuning (``lora_rank=0``) is needed,
-    since a LoRA checkpoint's adapters have no model to go into here."""
-    if config.lora_rank:
-        raise ValueError("evaluate_checkpoint reads full fine-tuning checkpoints; evaluate final-model/")
-    seed_everything(config.seed)
-    policy = LMPolicy.load(reference_path, device=config.device, bf16=config.bf16, with_reference=False)
-    load_weights(checkpoint, policy)
-    return evaluate_on_split(policy, config, description).summary()
+    """The `evaluate` summary of a Stage 2 checkpoint of a run that started from
+    ``reference_path``, on the test split (full fine-tuning checkpoints only)."""
+    return evaluate(reference_path, config, checkpoint=checkpoint, description=description).summary()
 
 
-def evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, Any]:
-    """pi_ref on the test split, kept beside it: runs that share pi_ref (A*PO and GRPO of a
-    seed) and evaluate it the same way (test goals, temperature) evaluate it once."""
-    with locked_folder(reference_folder(config), role="reference_dir", wait=True):
-        return _evaluate_reference(config, reference_path)
-
-
-def _evaluate_reference(config: TrainConfig, reference_path: str) -> dict[str, Any]:
-    path = reference_folder(config) / "test-evaluation.json"
-    key = {
-        "reference": reference_settings(config),
-        "test_goals": config.test_goals,
-        "eval_temperature": config.eval_temperature,
-    }
-    entries = json.loads(path.read_text())["evaluations"] if path.is_file() else []  # one per key
-    for entry in entries:
-        if entry["key"] == key:
-            return dict(entry["result"])
-    result = evaluate_saved(config, reference_path, "test evaluation: pi_ref")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"evaluations": [*entries, {"key": key, "result": result}]}, indent=2))
-    return result
+def _stride(split: str, stride: int) -> slice | None:
+    if stride < 1:
+        raise ValueError(f"stride must be at least 1, got {stride}")
+    return None if split == "test" else slice(None, None, stride)
 
 
 def run_pipeline(config: TrainConfig) -> dict[str, Any]:
     """pi_ref -> test evaluation -> training -> test evaluation; returns (and writes) the results.
 
-    Raises :class:`~apo_agent.run_lock.FolderInUseError` if another process is writing to
+    Raises :class:`~apo_agent.runtime.lock.FolderInUseError` if another process is writing to
     ``config.output_dir``."""
     with locked_folder(config.output_dir):
         return _run_pipeline(config)
@@ -252,9 +198,8 @@ def _run_pipeline(config: TrainConfig) -> dict[str, Any]:
 
     training = train(config, model=reference_path)
     trained_done = time.perf_counter()
-    seed_everything(config.seed)
-    trained_result = evaluate_on_split(
-        training.policy, config, f"test evaluation: after {config.algorithm}"
+    trained_result = evaluate(
+        training.policy, config, description=f"test evaluation: after {config.algorithm}"
     ).summary()
     finished = time.perf_counter()
 

@@ -47,11 +47,10 @@ for every token of episode i, and minimises the token-mean of
 from __future__ import annotations
 
 import dataclasses
-import functools
 import json
 import statistics
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,22 +60,35 @@ import numpy as np
 import torch
 from tqdm.auto import tqdm
 
-from apo_agent.checkpoint import latest_checkpoint, load_checkpoint, save_checkpoint
-from apo_agent.config import PROMPT_FIELDS, TrainConfig
-from apo_agent.context import PromptEncoder
+from apo_agent.config import PROMPT_FIELDS, RLConfig, TrainConfig
 from apo_agent.engines import RolloutEngine, make_engine
 from apo_agent.evaluation import evaluate
-from apo_agent.metrics import MetricsLogger, plot_learning_curve, read_metrics
+from apo_agent.model.policy import LMPolicy
 from apo_agent.objectives import apo_loss, grpo_advantages, grpo_token_losses
 from apo_agent.optimal_values import GoalValue, ReferenceRewardCache, estimate_optimal_values
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import EnvSpec, Episode, collect_episodes, make_envs
-from apo_agent.run_lock import locked_folder
-from apo_agent.seeding import seed_everything, stage_two_seed
-from apo_agent.token_records import write_token_records
-from apo_agent.warm_start import option_variants_of
-from shared_prompts import PromptConfig
+from apo_agent.rollout.envs import EnvSpec, env_spec, make_envs, split_goals
+from apo_agent.rollout.episodes import Episode, collect_episodes
+from apo_agent.rollout.goals import with_goals
+from apo_agent.rollout.records import write_token_records
+from apo_agent.rollout.tokens import PromptEncoder, prompt_encoder
+from apo_agent.runtime.checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint
+from apo_agent.runtime.lock import locked_folder
+from apo_agent.runtime.metrics import MetricsLogger, plot_learning_curve, read_metrics
+from apo_agent.runtime.seeding import seed_everything, stage_two_seed
+from apo_agent.warm_start.demonstrations import option_variants_of
 from webshop_gym.data.model import Goal
+
+__all__ = [  # env_spec, prompt_encoder and split_goals moved to apo_agent.rollout; kept importable here
+    "Run",
+    "TrainResult",
+    "TrainingGoals",
+    "apo_update",
+    "env_spec",
+    "grpo_update",
+    "prompt_encoder",
+    "split_goals",
+    "train",
+]
 
 
 @dataclass
@@ -108,13 +120,9 @@ class Run:
     encoder: PromptEncoder
     spec: EnvSpec
     train_envs: list[gym.Env]
-    training_goals: list[int]
-    """The first ``train_goals`` goals of the train split."""
-    variants: list[Goal]
-    """``rl_option_variants`` option variants of those goals (`option_variants_of`)."""
-    played_goals: list[Goal] | None
-    """With variants, every training goal by content (the split goals, then the variants),
-    which goal number g plays; None without variants (goal number g is split goal g)."""
+    """Set up once to play the training goals by number (`TrainingGoals.playing`)."""
+    goals: TrainingGoals
+    """The training goals, by number."""
     engine: RolloutEngine
     """Samples the episodes (`apo_agent.engines`); synced with ``policy`` after every update."""
     optimizer: torch.optim.Optimizer
@@ -135,38 +143,49 @@ class Run:
     @property
     def goal_numbers(self) -> list[int]:
         """Every training goal's number, as `collect_episodes` and ``values`` know it."""
-        return list(range(len(self.training_goals) + len(self.variants)))
+        return self.goals.numbers
+
+
+@dataclass(frozen=True)
+class TrainingGoals:
+    """The goals Stage 1 and Stage 2 train on, numbered: the train split's first
+    ``train_goals`` goals (0..n-1), then the ``rl_option_variants`` option variants of them
+    (n..), an ablation of the CPU demo (`apo_agent.warm_start.demonstrations.option_variant`).
+
+    Made once in `set_up`; the envs then play goal numbers (`playing`), so that rollouts
+    need not know which goals are variants."""
+
+    split_goals: list[int]
+    variants: list[Goal]
+    split_goal_at: Callable[[int], Goal]
+
+    @property
+    def numbers(self) -> list[int]:
+        return list(range(len(self.split_goals) + len(self.variants)))
+
+    def playing(self, envs: Sequence[gym.Env]) -> list[gym.Env]:
+        """``envs`` playing goal number g. With variants every goal is played by content (the
+        split goals, then the variants); without, goal g is split goal g."""
+        if not self.variants:
+            return list(envs)
+        return with_goals(envs, [*map(self.split_goal_at, self.split_goals), *self.variants])
+
+    def cached_parts(
+        self, envs: Sequence[gym.Env], key: dict[str, Any], rl_option_variants: int
+    ) -> list[tuple[int, list[int], list[gym.Env], dict[str, Any]]]:
+        """Stage 1's parts, each cached and seeded on its own, numbered from 0 within it:
+        (offset of its numbers, its numbers, envs that play them, its cache key). The
+        variants are cached apart, so that the split goals' cache also serves runs without
+        variants."""
+        parts = [(0, list(self.split_goals), list(envs), key)]
+        if self.variants:
+            variant_key = {**key, "rl_option_variants": rl_option_variants}
+            numbers = list(range(len(self.variants)))
+            parts.append((len(self.split_goals), numbers, with_goals(envs, self.variants), variant_key))
+        return parts
 
 
 # ---- set-up helpers -------------------------------------------------------------------------
-def env_spec(config: TrainConfig) -> EnvSpec:
-    kwargs: dict[str, Any] = dict(goals=config.goals, reward=config.reward, max_steps=config.max_steps)
-    if config.reward == "shaped":
-        kwargs["shaping_discount"] = config.shaping_discount
-    if config.catalog is not None:
-        kwargs["catalog"] = config.catalog
-    return EnvSpec(config.env_id, kwargs)
-
-
-def prompt_encoder(tokenizer: Any, config: TrainConfig) -> PromptEncoder:
-    prompt_config = PromptConfig(think=config.think, max_observation_chars=config.max_observation_chars)
-    return PromptEncoder(
-        tokenizer,
-        prompt_config,
-        config.context,
-        config.system_prompt,
-        config.max_prompt_tokens,
-        constrain_actions=config.constrain_actions,
-        search_query=config.search_query,
-    )
-
-
-def split_goals(env: gym.Env, limit: int | None) -> list[int]:
-    """The first ``limit`` goal indices of the env's split (indices within the split)."""
-    count = len(env.unwrapped.goal_indices)  # type: ignore[attr-defined]
-    return list(range(count if limit is None else min(limit, count)))
-
-
 def load_policy(model: str, config: TrainConfig) -> LMPolicy:
     return LMPolicy.load(
         model,
@@ -195,7 +214,7 @@ def rollout_engine(policy: LMPolicy, config: TrainConfig) -> RolloutEngine:
 def train(config: TrainConfig, model: str | None = None) -> TrainResult:
     """Stage 1 then Stage 2 (A*PO), or GRPO; starts from ``model`` (default ``config.model``).
 
-    Raises :class:`~apo_agent.run_lock.FolderInUseError` if another process is training into
+    Raises :class:`~apo_agent.runtime.lock.FolderInUseError` if another process is training into
     ``config.output_dir``."""
     with locked_folder(config.output_dir):
         return _train(config, model)
@@ -224,13 +243,16 @@ def set_up(config: TrainConfig, model: str) -> Run:
     generator = seed_everything(config.seed)
     policy = load_policy(model, config)
     spec = env_spec(config)
-    train_envs = make_envs(spec, "train", config.num_envs)
-    training_goals = split_goals(train_envs[0], config.train_goals)
+    envs = make_envs(spec, "train", config.num_envs)
+    split = split_goals(envs[0], config.train_goals)
+    goals = TrainingGoals(
+        split_goals=split,
+        variants=option_variants_of(envs[0], split, config.rl_option_variants, config.seed),
+        split_goal_at=envs[0].unwrapped.goal_at,  # type: ignore[attr-defined]
+    )
     optimizer = torch.optim.AdamW(
         policy.trainable_parameters(), lr=config.learning_rate, weight_decay=config.weight_decay
     )
-    variants = option_variants_of(train_envs[0], training_goals, config.rl_option_variants, config.seed)
-    goal_at = train_envs[0].unwrapped.goal_at  # type: ignore[attr-defined]
     checkpoint = latest_checkpoint(output_dir) if config.resume else None
     run = Run(
         config=config,
@@ -238,10 +260,8 @@ def set_up(config: TrainConfig, model: str) -> Run:
         policy=policy,
         encoder=prompt_encoder(policy.tokenizer, config),
         spec=spec,
-        train_envs=train_envs,
-        training_goals=training_goals,
-        variants=variants,
-        played_goals=[*map(goal_at, training_goals), *variants] if variants else None,
+        train_envs=goals.playing(envs),
+        goals=goals,
         engine=rollout_engine(policy, config),
         optimizer=optimizer,
         generator=generator,
@@ -257,8 +277,7 @@ def set_up(config: TrainConfig, model: str) -> Run:
 def estimate_training_values(run: Run) -> dict[int, GoalValue]:
     """Stage 1: V*(x) of every training goal, from N episodes of the frozen pi_ref (cached).
 
-    The variants' returns are cached apart, so that the split goals' cache also serves runs
-    without variants."""
+    Each part of the training goals (`TrainingGoals.cached_parts`) has a cache of its own."""
     config = run.config
     folder = config.value_cache_dir or run.output_dir / "optimal-values"
     with run.policy.reference() as reference:
@@ -269,34 +288,33 @@ def estimate_training_values(run: Run) -> dict[int, GoalValue]:
         fresh_engine = config.rollout_engine != "transformers" and run.checkpoint is None
         sampler = run.engine if fresh_engine else reference
         # Offline generation: every reference episode at once, up to reference_batch_size.
-        count = len(run.training_goals) + len(run.variants)
+        count = len(run.goals.numbers)
         envs = make_envs(
             run.spec, "train", min(config.reference_batch_size, count * config.reference_samples)
         )
-        estimate = functools.partial(
-            estimate_optimal_values,
-            sampler,
-            envs,
-            run.encoder,
-            samples=config.reference_samples,
-            beta1=config.beta1,
-            max_new_tokens=config.max_new_tokens,
-            temperature=config.temperature,
-            seed=config.seed,
-            progress=config.progress,
-        )
-        cache = ReferenceRewardCache(folder, key)
-        values = estimate(run.training_goals, cache=cache)
-        run.stage1_s, run.stage1_cpu_s = cache.cost_of(len(run.training_goals) * config.reference_samples)
-        if run.variants:
-            variant_key = {**key, "rl_option_variants": config.rl_option_variants}
-            variant_cache = ReferenceRewardCache(folder, variant_key)
-            variant_values = estimate(range(len(run.variants)), cache=variant_cache, goals=run.variants)
-            seconds, cpu_seconds = variant_cache.cost_of(len(run.variants) * config.reference_samples)
+        values: dict[int, GoalValue] = {}
+        run.stage1_s = run.stage1_cpu_s = 0.0
+        for offset, numbers, part_envs, part_key in run.goals.cached_parts(
+            envs, key, config.rl_option_variants
+        ):
+            cache = ReferenceRewardCache(folder, part_key)
+            part = estimate_optimal_values(
+                sampler,
+                part_envs,
+                run.encoder,
+                numbers,
+                samples=config.reference_samples,
+                beta1=config.beta1,
+                max_new_tokens=config.max_new_tokens,
+                temperature=config.temperature,
+                seed=config.seed,
+                cache=cache,
+                progress=config.progress,
+            )
+            seconds, cpu_seconds = cache.cost_of(len(numbers) * config.reference_samples)
             run.stage1_s += seconds
             run.stage1_cpu_s += cpu_seconds
-            offset = len(run.training_goals)
-            for g, value in variant_values.items():
+            for g, value in part.items():
                 values[offset + g] = dataclasses.replace(value, goal_index=offset + g)
     return values
 
@@ -364,7 +382,6 @@ def optimise_online(run: Run, pool: Sequence[int]) -> None:
             temperature=config.temperature,
             description="rollouts",
             progress=False,
-            goals=run.played_goals,
         )
         if config.save_rollouts:
             write_token_records(episodes, run.output_dir / "rollouts.jsonl", step=step + 1)
@@ -416,14 +433,12 @@ def evaluate_on_dev(run: Run) -> dict[str, float]:
     run.dev_envs = run.dev_envs or make_envs(run.spec, "dev", config.num_envs)
     result = evaluate(
         run.engine,
-        run.dev_envs,
-        run.encoder,
-        split_goals(run.dev_envs[0], config.eval_goals),
-        temperature=config.eval_temperature,
-        max_new_tokens=config.max_new_tokens,
-        seed=config.seed,
+        config,
+        split="dev",
+        goals=slice(config.eval_goals),
+        envs=run.dev_envs,
+        reseed=False,  # Stage 2's random stream goes on as if no evaluation had run
         description="dev evaluation",
-        progress=config.progress,
     )
     return {"eval/success": result.success / 100.0, "eval/score": result.score / 100.0}
 
@@ -465,7 +480,7 @@ def _elapsed_before(metrics_path: Path, column: str) -> float:
 
 
 def _step_requests(
-    goal_pool: Sequence[int], config: TrainConfig, generator: np.random.Generator
+    goal_pool: Sequence[int], config: RLConfig, generator: np.random.Generator
 ) -> list[tuple[int, int]]:
     """(goal, env seed) pairs for one step: ``goals_per_step`` goals, A*PO one episode per
     goal, GRPO group_size."""
@@ -525,7 +540,7 @@ def apo_update(
     optimizer: torch.optim.Optimizer,
     episodes: Sequence[Episode],
     values: dict[int, GoalValue],
-    config: TrainConfig,
+    config: RLConfig,
 ) -> dict[str, float]:
     """One A*PO step: the squared regression of beta2 * log(pi / pi_ref) onto R - V*."""
     batches = _micro_batches(episodes, config.micro_batch_episodes)
@@ -561,7 +576,7 @@ def apo_update(
 
 
 def grpo_update(
-    policy: LMPolicy, optimizer: torch.optim.Optimizer, episodes: Sequence[Episode], config: TrainConfig
+    policy: LMPolicy, optimizer: torch.optim.Optimizer, episodes: Sequence[Episode], config: RLConfig
 ) -> dict[str, float]:
     """GRPO: ``grpo_epochs`` updates of the clipped surrogate with group-normalised advantages."""
     rewards = torch.tensor([e.reward for e in episodes], dtype=torch.float32)

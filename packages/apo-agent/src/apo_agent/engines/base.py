@@ -2,7 +2,7 @@
 
 A `RolloutEngine` takes prompts as token ids and gives back, per prompt, the ids it sampled
 and their log-probs (`Sample`); nothing passes through text, so the episode record
-(`apo_agent.context`) holds exactly the ids the training side scores. After every optimizer
+(`apo_agent.rollout.tokens`) holds exactly the ids the training side scores. After every optimizer
 step the trainer calls `RolloutEngine.sync_weights` with the trained model, so the next
 rollouts sample from the current policy.
 """
@@ -10,17 +10,26 @@ rollouts sample from the current policy.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from apo_agent.config import EngineName
-from apo_agent.constrained import ActionConstraint
-from apo_agent.generation import Sample
+from apo_agent.model.constrained import ActionConstraint
 
 __all__ = ["EngineName", "RolloutEngine", "Sample"]
 
 
+@dataclass(frozen=True)
+class Sample:
+    """One sampled answer: its token ids (ending with the stop token when one was sampled)
+    and the log-probability of each id under the distribution it was sampled from."""
+
+    ids: list[int]
+    logprobs: list[float]
+
+
 class RolloutEngine(Protocol):
-    """Samples answers for the rollouts (`apo_agent.rollout.collect_episodes`)."""
+    """Samples answers for the rollouts (`apo_agent.rollout.episodes.collect_episodes`)."""
 
     @property
     def tokenizer(self) -> Any:
@@ -41,7 +50,7 @@ class RolloutEngine(Protocol):
         temperature). ``temperature == 0`` is greedy; there is no top-k / top-p.
         ``constraints`` (one per prompt, or None) restrict answers to the page's actions; a
         whole action longer than ``max_new_tokens`` gets the tokens it needs
-        (`apo_agent.constrained.answer_budget`)."""
+        (`apo_agent.model.constrained.answer_budget`)."""
         ...
 
     def sync_weights(self, model: Any) -> None:

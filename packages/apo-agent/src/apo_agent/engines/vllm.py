@@ -14,10 +14,10 @@ How the four requirements of a rollout engine are met:
   the reported log-prob is that of the logits after the constraint's mask and the
   temperature, i.e. of the distribution the token was drawn from (``raw_logprobs``, vLLM's
   default, would report the unmasked softmax). At temperature 1 that equals
-  `apo_agent.policy.LMPolicy.token_logprobs` on the same ids (tested).
+  `apo_agent.model.policy.LMPolicy.token_logprobs` on the same ids (tested).
 * **Constrained decoding.** `_ActionConstraintProcessor`, a vLLM V1 logits processor built
   on ``AdapterLogitsProcessor``, gives each constrained request its own per-step mask: at
-  every step it asks the request's `apo_agent.constrained.ActionConstraint` which ids may
+  every step it asks the request's `apo_agent.model.constrained.ActionConstraint` which ids may
   follow the answer so far (``allowed_next``, the same call as the transformers backend)
   and sets every other logit to -inf. A request names its constraint by a key in
   ``SamplingParams.extra_args``; the constraints themselves stay in this process (the
@@ -55,8 +55,8 @@ from typing import Any
 import numpy as np
 import torch
 
-from apo_agent.constrained import ActionConstraint, answer_budget, stop_token_ids
-from apo_agent.generation import Sample
+from apo_agent.engines.base import Sample
+from apo_agent.model.constrained import ActionConstraint, answer_budget, stop_token_ids
 
 _CONSTRAINT_KEY = "apo_agent_constraint"
 # The constraints of the requests in flight, by key (`_ActionConstraintProcessor` reads them).
@@ -70,7 +70,7 @@ class VLLMEngine:
     Args:
         model_dir: A transformers model folder (weights, config and tokenizer) vLLM can load.
         tokenizer: The policy's tokenizer (default: the folder's).
-        stop_ids: The ids that end an answer (default: `apo_agent.constrained.stop_token_ids`).
+        stop_ids: The ids that end an answer (default: `apo_agent.model.constrained.stop_token_ids`).
         max_model_len: Longest prompt plus answer, in tokens.
         dtype: Weights and activations; ``"float32"`` on CPU (bfloat16 is slower on AVX2 and
             its log-probs are ~3e-2 off a float32 forward pass).

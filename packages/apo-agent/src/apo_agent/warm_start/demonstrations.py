@@ -1,4 +1,4 @@
-"""The reference policy pi_ref for the CPU demo: supervised learning on demonstrations.
+"""Demonstrations for the warm start: an imperfect privileged expert, recorded as the policy would say it.
 
 The demonstrator is webshop-gym's privileged `ExpertPolicy` (it reads the goal), adapted so
 that a student that cannot read the goal can still imitate it, and made deliberately
@@ -26,21 +26,18 @@ exactly the contexts the policy will see.
 from __future__ import annotations
 
 import dataclasses
-import math
 import random
 import re
 from collections.abc import Sequence
 from typing import Any
 
 import gymnasium as gym
-import torch
-from tqdm.auto import tqdm
 
 from apo_agent.config import DEMO_PRODUCTS, DemoProduct
-from apo_agent.context import PromptEncoder, TokenSequence
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import Episode, collect_episodes
-from apo_agent.seeding import demonstration_seed, variant_demonstration_seed
+from apo_agent.rollout.episodes import Episode, collect_episodes
+from apo_agent.rollout.goals import with_goals
+from apo_agent.rollout.tokens import PromptEncoder
+from apo_agent.runtime.seeding import demonstration_seed, variant_demonstration_seed
 from shared_prompts import format_model_output
 from webshop_gym.actions import click_action, clicked_product
 from webshop_gym.data.model import Goal
@@ -128,7 +125,7 @@ def collect_demonstrations(
     if not variants:
         return demonstrations
     played = _demonstrate(
-        envs,
+        with_goals(envs, variants),
         encoder,
         range(len(variants)),
         skip_options_prob,
@@ -136,7 +133,6 @@ def collect_demonstrations(
         product,
         variant_demonstration_seed(seed),
         progress,
-        goals=variants,
     )
     for episode in played:
         turns = [
@@ -200,7 +196,6 @@ def _demonstrate(
     product: DemoProduct,
     seed: int,
     progress: bool,
-    goals: Sequence[Goal] | None = None,
 ) -> list[Episode]:
     rng = random.Random(seed)
     demonstrators = [NoisyExpert(env, skip_options_prob, random_action_prob, rng, product) for env in envs]
@@ -222,63 +217,4 @@ def _demonstrate(
         description="demonstrations",
         progress=progress,
         demonstrator=answer,
-        goals=goals,
     )
-
-
-def supervised_warm_start(
-    policy: LMPolicy,
-    sequences: Sequence[TokenSequence],
-    *,
-    epochs: int,
-    learning_rate: float,
-    batch_size: int,
-    seed: int = 0,
-    progress: bool = True,
-) -> list[float]:
-    """Maximises the log-likelihood of the agent tokens of ``sequences`` (the mean per answer,
-    averaged over answers); returns the loss per update.
-
-    AdamW with a linear warm-up (5% of updates) and cosine decay to 10% of the rate.
-    """
-    model = policy.model
-    model.train()
-    optimizer = torch.optim.AdamW(policy.trainable_parameters(), lr=learning_rate, weight_decay=0.01)
-    updates_per_epoch = math.ceil(len(sequences) / batch_size)
-    total = epochs * updates_per_epoch
-    warmup = max(1, total // 20)
-
-    def rate(update: int) -> float:
-        if update < warmup:
-            return (update + 1) / warmup
-        return 0.1 + 0.9 * 0.5 * (1 + math.cos(math.pi * (update - warmup) / max(1, total - warmup)))
-
-    scheduler = torch.optim.lr_scheduler.LambdaLR(optimizer, rate)
-    generator = torch.Generator().manual_seed(seed)
-    losses: list[float] = []
-    bar = tqdm(total=total, desc="warm start (supervised)", disable=not progress)
-    for _ in range(epochs):
-        # Similar lengths in a batch waste less padding: shuffle, then sort within chunks.
-        order = torch.randperm(len(sequences), generator=generator).tolist()
-        chunks = [order[i : i + batch_size * 8] for i in range(0, len(order), batch_size * 8)]
-        batches: list[list[int]] = []
-        for chunk in chunks:
-            chunk.sort(key=lambda i: len(sequences[i].ids))
-            batches.extend(chunk[i : i + batch_size] for i in range(0, len(chunk), batch_size))
-        for index in torch.randperm(len(batches), generator=generator).tolist():
-            batch = [sequences[i] for i in batches[index]]
-            # Every answer counts the same, whatever its length: otherwise the long search
-            # queries outweigh the one-token product and option choices that decide the episode.
-            answers = policy.token_logprobs(batch)
-            loss = -torch.stack([logprobs.mean() for logprobs in answers if len(logprobs)]).mean()
-            optimizer.zero_grad(set_to_none=True)
-            loss.backward()
-            torch.nn.utils.clip_grad_norm_(policy.trainable_parameters(), 1.0)
-            optimizer.step()
-            scheduler.step()
-            losses.append(float(loss.detach()))
-            bar.update(1)
-            bar.set_postfix(loss=f"{losses[-1]:.3f}")
-    bar.close()
-    model.eval()
-    return losses

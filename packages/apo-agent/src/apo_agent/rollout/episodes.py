@@ -7,7 +7,7 @@ the rollout engine (`apo_agent.engines`: transformers or vLLM) answers all runni
 in one batched call, and a slot whose episode ended starts the next request at once (so long
 episodes do not hold the batch back). Token-in / token-out: each turn's prompt is the
 episode's ids so far plus the chat-template ids of the new observation
-(`apo_agent.context.EpisodeContext`), and the engine's sampled ids and log-probs are appended
+(`apo_agent.rollout.tokens.EpisodeContext`), and the engine's sampled ids and log-probs are appended
 as they are; the text is decoded only to find the action.
 """
 
@@ -21,11 +21,11 @@ import gymnasium as gym
 from tqdm.auto import tqdm
 
 import webshop_gym  # noqa: F401  (registers the env ids)
-from apo_agent.context import EpisodeContext, PromptEncoder, TokenSequence
 from apo_agent.engines import RolloutEngine, as_engine
-from apo_agent.policy import LMPolicy
+from apo_agent.model.policy import LMPolicy
+from apo_agent.model.sequences import TokenSequence
+from apo_agent.rollout.tokens import EpisodeContext, PromptEncoder
 from shared_prompts import action_from_answer
-from webshop_gym.data.model import Goal
 from webshop_gym.vector import EpisodeStart, Step, Turn, play_episodes
 
 
@@ -53,25 +53,6 @@ class Episode:
         return sum(s.agent_tokens for s in self.sequences)
 
 
-@dataclass(frozen=True)
-class EnvSpec:
-    """How to make the envs: an id and the keyword arguments for ``gym.make``."""
-
-    env_id: str
-    kwargs: dict[str, Any]
-
-    def make(self, split: str) -> gym.Env:
-        return gym.make(self.env_id, **{**self.kwargs, "split": split})
-
-    def describe(self) -> dict[str, Any]:
-        return {"env_id": self.env_id, **self.kwargs}
-
-
-def make_envs(spec: EnvSpec, split: str, count: int) -> list[gym.Env]:
-    """``count`` envs of one split (they share the catalogue and search index in memory)."""
-    return [spec.make(split) for _ in range(count)]
-
-
 def collect_episodes(
     policy: LMPolicy | RolloutEngine | None,
     envs: Sequence[gym.Env],
@@ -83,7 +64,6 @@ def collect_episodes(
     description: str | None = None,
     progress: bool = True,
     demonstrator: Callable[[int, str, dict[str, Any]], str] | None = None,
-    goals: Sequence[Goal] | None = None,
 ) -> list[Episode]:
     """Plays one episode per ``(goal_index, seed)`` request; returns them in request order.
 
@@ -91,18 +71,20 @@ def collect_episodes(
         policy: Samples the actions (pi or pi_ref): a rollout engine (`apo_agent.engines`),
             or an `LMPolicy` (sampled with transformers); None when a demonstrator answers.
         envs: Envs of the split the goal indices refer to; their number is the batch size.
-        encoder: Builds the prompts (`apo_agent.context.PromptEncoder`).
+        encoder: Builds the prompts (`apo_agent.rollout.tokens.PromptEncoder`).
         requests: ``(goal_index, seed)`` pairs.
         max_new_tokens: Answer length limit per turn (a constrained whole action gets the
-            tokens it needs: `apo_agent.constrained.answer_budget`).
+            tokens it needs: `apo_agent.model.constrained.answer_budget`).
         temperature: Sampling temperature (0: greedy).
         description: Progress-bar label.
         progress: Show a progress bar.
         demonstrator: Instead of sampling, ``demonstrator(env_slot, observation, info)``
             writes each answer (text), which is tokenised as the model should say it:
             this records demonstrations with exactly the prompts the policy will see.
-        goals: When given, goal index i plays ``goals[i]`` (the env's ``goal`` reset option)
-            instead of goal i of the envs' split: tasks of one's own over the catalogue.
+
+    Goal i is goal i of the envs' split, or what the envs make of it: tasks of one's own
+    over the catalogue are played through envs wrapped once in
+    `apo_agent.rollout.goals.with_goals`.
     """
     engine = as_engine(policy) if policy is not None else None
     results: list[Episode | None] = [None] * len(requests)
@@ -147,10 +129,7 @@ def collect_episodes(
             del running[step.episode]
             bar.update(1)
 
-    starts = [
-        EpisodeStart(seed, {"goal_index": goal_index} if goals is None else {"goal": goals[goal_index]})
-        for goal_index, seed in requests
-    ]
+    starts = [EpisodeStart(seed, {"goal_index": goal_index}) for goal_index, seed in requests]
     play_episodes(envs, starts, act, on_start=on_start, on_step=on_step)
     bar.close()
     return [episode for episode in results if episode is not None]
