@@ -242,7 +242,7 @@ def tests(session: nox.Session, suite: str) -> None:
 @nox.session(python="3.11", tags=["ci"])
 def lint(session: nox.Session) -> None:
     """Ruff: lint and formatting check."""
-    install(session, "ruff>=0.6")
+    install(session, "ruff==0.17.6")  # the same ruff as .pre-commit-config.yaml
     session.run("ruff", "check", ".")
     session.run("ruff", "format", "--check", ".")
 
