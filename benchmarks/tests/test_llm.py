@@ -1,4 +1,7 @@
-"""LLM agents: a tiny local transformers model, and the HTTP client against a local stub server."""
+"""The llm agent: a tiny local transformers model, and the HTTP client against a local stub server.
+
+The answer pattern, the budget rule and the HTTP client's own checks are tested with their
+code, in packages/apo-agent/tests/test_agent.py."""
 
 from __future__ import annotations
 
@@ -11,13 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from benchmarks.harness.agents import make_factory
-from benchmarks.harness.agents.llm import (
-    LLMAgent,
-    OpenAIChat,
-    PageActions,
-    answer_pattern,
-    answer_token_budget,
-)
+from benchmarks.harness.agents.llm import LLMAgent
 from benchmarks.harness.run import EnvSpec, run_agent
 from shared_prompts import action_from_answer, format_model_output
 
@@ -204,41 +201,6 @@ def test_http_client_asks_parallel_requests_at_once(stub_server, parallel):
     assert _StubChatServer.peak_in_flight == parallel
 
 
-def test_answer_pattern_allows_exactly_the_page_actions():
-    clicks = ("click[back to search]", "click[1.5 oz (pack of 2)]", "click[a|b*]")
-    pattern = answer_pattern(PageActions(("search[<query>]", *clicks)))
-    for action in (*clicks, "search[red socks, 2 pack]"):
-        assert re.fullmatch(pattern, f"<action>{action}</action>"), action
-    for answer in (
-        "<action>click[1.5 oz]</action>",  # not on the page
-        "<action>click[a]</action>",  # the | of an action is not an alternative
-        "<action>search[]</action>",
-        "<action>search[a]b]</action>",
-        "click[back to search]",  # no tags
-        "<think>x</think><action>click[back to search]</action>",  # no thoughts asked for
-    ):
-        assert not re.fullmatch(pattern, answer), answer
-    fixed = answer_pattern(PageActions(("search[<query>]",), fixed_query="red (2) socks"))
-    assert re.fullmatch(fixed, "<action>search[red (2) socks]</action>")
-    assert not re.fullmatch(fixed, "<action>search[red socks]</action>")
-    thinking = answer_pattern(PageActions(("click[buy now]",)), think=True, max_thought_chars=5)
-    assert re.fullmatch(thinking, "<think>ok</think><action>click[buy now]</action>")
-    assert not re.fullmatch(thinking, "<think>too long</think><action>click[buy now]</action>")
-    assert not re.fullmatch(thinking, "<action>click[buy now]</action>")
-    with pytest.raises(ValueError, match="without actions"):
-        answer_pattern(PageActions(()))
-
-
-def test_answer_token_budget_covers_the_longest_whole_answer():
-    clicks = PageActions(("click[back to search]", "click[b0123456789]"))
-    assert answer_token_budget(clicks, 64) == 64  # every click fits
-    query = "a long instruction, " * 10 + "caf\u00e9"  # 204 characters, 205 UTF-8 bytes
-    fixed = PageActions(("search[<query>]", "click[next >]"), fixed_query=query)
-    assert answer_token_budget(fixed, 64) == len(format_model_output(f"search[{query}]").encode()) + 1
-    # A free query is left to max_tokens: its length is the model's.
-    assert answer_token_budget(PageActions(("search[<query>]",)), 64) == 64
-
-
 def test_constrained_instruction_search_is_never_cut_short(stub_server, tiny_chat_model):
     # 4 tokens cannot hold "<action>search[<instruction>]</action>": both backends stretch.
     options = {"constrained": "true", "think": "false", "max_new_tokens": "4", "search_query": "instruction"}
@@ -277,11 +239,12 @@ def test_http_client_refuses_a_server_that_ignores_the_constraint(stub_server):
 
 
 def test_http_client_says_what_is_wrong_when_the_server_is_down():
-    client = OpenAIChat("http://127.0.0.1:9/v1", "m", retries=1, timeout=2)
+    # The client's own errors: packages/apo-agent/tests/test_agent.py.
+    client = make_factory("llm", {"model": "m", "base_url": "http://127.0.0.1:9/v1", "timeout_s": "2"})()
     with pytest.raises(RuntimeError, match=r"cannot reach http://127\.0\.0\.1:9/v1/chat/completions"):
-        client.complete([[{"role": "user", "content": "hi"}]])
+        client.backend.complete([[{"role": "user", "content": "hi"}]])
     with pytest.raises(ValueError, match="base_url must start with http"):
-        OpenAIChat("127.0.0.1:8000", "m")
+        make_factory("llm", {"model": "m", "base_url": "127.0.0.1:8000"})
     with pytest.raises(ValueError, match="needs model="):
         make_factory("llm", {})
 

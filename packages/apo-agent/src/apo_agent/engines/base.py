@@ -1,10 +1,16 @@
-"""The rollout-engine seam: what the rollouts need from whatever samples the answers.
+"""The engine seams: what the rollouts need from whatever samples the answers (`RolloutEngine`),
+and what a chat agent needs from whatever answers its conversations (`ChatBackend`).
 
 A `RolloutEngine` takes prompts as token ids and gives back, per prompt, the ids it sampled
 and their log-probs (`Sample`); nothing passes through text, so the episode record
 (`apo_agent.rollout.tokens`) holds exactly the ids the training side scores. After every optimizer
 step the trainer calls `RolloutEngine.sync_weights` with the trained model, so the next
 rollouts sample from the current policy.
+
+A `ChatBackend` answers conversations as text (chat messages in, answer text out), for
+`apo_agent.agent.LLMAgent`: a transformers model in process
+(`apo_agent.engines.transformers_chat`) or any OpenAI-compatible server
+(`apo_agent.engines.openai_http`).
 """
 
 from __future__ import annotations
@@ -14,9 +20,12 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from apo_agent.config import EngineName
-from apo_agent.model.constrained import ActionConstraint
+from apo_agent.model.constrained import ActionConstraint, PageActions
 
-__all__ = ["EngineName", "RolloutEngine", "Sample"]
+__all__ = ["ChatBackend", "EngineName", "Message", "RolloutEngine", "Sample"]
+
+Message = dict[str, str]
+"""One chat message: ``{"role": "system" | "user" | "assistant", "content": text}``."""
 
 
 @dataclass(frozen=True)
@@ -56,4 +65,20 @@ class RolloutEngine(Protocol):
     def sync_weights(self, model: Any) -> None:
         """Makes the engine sample from ``model``'s current weights (a transformers causal LM,
         or a peft model around one, of the architecture the engine was started with)."""
+        ...
+
+
+class ChatBackend(Protocol):
+    """Answers conversations (lists of `Message`) for `apo_agent.agent.LLMAgent`."""
+
+    def complete(
+        self,
+        conversations: Sequence[Sequence[Message]],
+        seed: int | None = None,
+        pages: Sequence[PageActions] | None = None,
+        think: bool = False,
+    ) -> list[str]:
+        """One answer per conversation; with ``pages`` (a constrained backend), answers only
+        among each page's actions (after a free thought when ``think``), each given the
+        tokens its whole action needs (`apo_agent.model.constrained.whole_answer_budget`)."""
         ...

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import torch
 
 from apo_agent.engines.base import Sample
-from apo_agent.model.constrained import ActionConstraint, answer_budget
+from apo_agent.model.constrained import ActionConstraint, ActionVocabulary, Allowed, answer_budget
 
 
 class LocalPolicy(Protocol):
@@ -124,7 +124,7 @@ def sample_batch(
         owner.generation_config = generation_config
     processors = LogitsProcessorList()
     if constraints is not None and any(c is not None for c in constraints):
-        processors.append(_AllowedTokens(constraints, width))
+        processors.append(AllowedTokens(constraints, width))
     recorder = _LogprobRecorder(temperature)
     processors.append(recorder)  # last: it sees the logits the sampler draws from
     was_training = model.training
@@ -153,23 +153,88 @@ def sample_batch(
     return samples
 
 
-class _AllowedTokens:
-    """A transformers logits processor: every token outside a row's allowed ids gets -inf."""
+class AllowedTokens:
+    """A transformers logits processor, the one constrained-decoding mask: every token
+    outside a row's allowed ids (`ActionConstraint.allowed_next`) gets -inf.
 
-    def __init__(self, constraints: Sequence[ActionConstraint | None], prompt_width: int) -> None:
+    Training samples with it as it is (the allowed ids are what the log-probs are scored
+    over, `apo_agent.model.policy.LMPolicy.token_logprobs`). A chat agent
+    (`apo_agent.engines.transformers_chat`) also closes free search queries
+    (``close_queries_at``): the query may not hold ``<``, ``[``, ``]`` or a line break, nor
+    stop, and the first ``]`` closes it: what follows is ``</action>`` and the stop token, so
+    every answer is a whole action (a query still open at ``close_queries_at`` answer tokens
+    is closed then).
+
+    Args:
+        constraints: One per row (None: that row is free).
+        prompt_width: Columns of the (left-padded) prompt; the answer starts after them.
+        close_queries_at: Answer tokens after which an open query is closed; None: queries
+            stay free (training's sampling).
+    """
+
+    def __init__(
+        self,
+        constraints: Sequence[ActionConstraint | None],
+        prompt_width: int,
+        close_queries_at: int | None = None,
+    ) -> None:
         self.constraints = constraints
         self.prompt_width = prompt_width
+        self.close_queries_at = close_queries_at
 
     def __call__(self, input_ids: torch.LongTensor, scores: torch.FloatTensor) -> torch.FloatTensor:
         answers = input_ids[:, self.prompt_width :].tolist()
         for row, constraint in enumerate(self.constraints):
-            allowed = constraint.allowed_next(answers[row]) if constraint is not None else None
+            if constraint is None:
+                continue
+            allowed = constraint.allowed_next(answers[row])
+            if allowed is None and self.close_queries_at is not None:
+                allowed = self._in_query(constraint, answers[row], scores, row)
             if allowed is not None:
                 keep = torch.full_like(scores[row], float("-inf"))
                 index = torch.tensor(allowed, device=scores.device)
                 keep[index] = scores[row, index]
                 scores[row] = keep
         return scores
+
+    def _in_query(
+        self, constraint: ActionConstraint, answer: list[int], scores: torch.Tensor, row: int
+    ) -> Allowed:
+        """Inside a free query: the ids that close it once it has a ``]`` or ran long
+        (returned), else the query's banned ids masked in ``scores`` (None returned)."""
+        prefix = constraint.open_prefix
+        if prefix is None:
+            return None
+        text = "".join(constraint.vocabulary.text.get(i, "") for i in answer)
+        if not text.startswith(prefix):
+            return None
+        query = text[len(prefix) :]
+        assert self.close_queries_at is not None
+        if "]" in query or len(answer) >= self.close_queries_at:  # only </action>, then stop
+            whole = prefix + query.split("]")[0] + _CLOSING
+            return type(constraint)(constraint.vocabulary, (whole,), None).allowed_next(answer)
+        scores[row, _not_in_query(constraint.vocabulary).to(scores.device)] = float("-inf")
+        return None
+
+
+_ACTION_CLOSE = "</action>"
+_CLOSING = "]" + _ACTION_CLOSE
+_NOT_IN_QUERY: dict[int, torch.Tensor] = {}
+
+
+def _not_in_query(vocabulary: ActionVocabulary) -> torch.Tensor:
+    """Token ids a search query may not use (by vocabulary): specials, ``<``, line breaks,
+    and ``]`` unless what follows it in the token starts ``</action>``."""
+    key = id(vocabulary)
+    if key not in _NOT_IN_QUERY:
+        size = max(len(vocabulary.tokenizer), max(vocabulary.text, default=0) + 1)
+        banned = torch.ones(size, dtype=torch.bool)
+        for token_id, text in vocabulary.text.items():
+            head, bracket, tail = text.partition("]")
+            bad_tail = bool(bracket) and not _ACTION_CLOSE.startswith(tail)
+            banned[token_id] = "<" in head or "[" in head or "\n" in text or bad_tail
+        _NOT_IN_QUERY[key] = banned.nonzero().squeeze(1)
+    return _NOT_IN_QUERY[key]
 
 
 class _LogprobRecorder:

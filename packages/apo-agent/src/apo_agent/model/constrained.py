@@ -29,7 +29,7 @@ from __future__ import annotations
 import bisect
 import functools
 from collections import defaultdict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -53,6 +53,32 @@ def stop_token_ids(tokenizer: Any, generation_config: Any = None) -> list[int]:
     if not ids:
         raise ValueError("the tokenizer has no eos token: set tokenizer.eos_token to the end-of-turn token")
     return ids
+
+
+@dataclass(frozen=True)
+class PageActions:
+    """What a constrained answer may say on one page, as text (what a backend that is not
+    given an `ActionConstraint`, an HTTP server, is told).
+
+    Attributes:
+        available_actions: ``info["available_actions"]`` of the page.
+        fixed_query: The only search allowed (``search[fixed_query]``); None: a free query.
+    """
+
+    available_actions: tuple[str, ...]
+    fixed_query: str | None = None
+
+    def whole_answers(self) -> list[str]:
+        """The page's answers that are fixed text: its clicks, and its search when the query is."""
+        clicks = [action for action in self.available_actions if action.startswith("click[")]
+        answers = [format_model_output(action) for action in clicks]
+        if self.has_search and self.fixed_query is not None:
+            answers.append(format_model_output(f"search[{self.fixed_query}]"))
+        return answers
+
+    @property
+    def has_search(self) -> bool:
+        return any(action.startswith("search[") for action in self.available_actions)
 
 
 class ActionVocabulary:
@@ -137,9 +163,8 @@ class ActionConstraint:
     @functools.cached_property
     def whole_answer_tokens(self) -> int:
         """The most tokens a whole answer (a click, or the fixed search) can take, with the
-        stop token: one per character, since a sampled answer may spell it in pieces that
-        small; 0 when the only answer is a free search."""
-        return max((len(answer) + 1 for answer in self.answers), default=0)
+        stop token (`whole_answer_budget`); 0 when the only answer is a free search."""
+        return whole_answer_budget(0, self.answers)
 
     def allowed_next(self, ids: Sequence[int]) -> Allowed:
         """The tokens that may follow the answer tokens ``ids`` (None: any)."""
@@ -190,9 +215,28 @@ class ActionConstraint:
         return tuple(sorted(allowed)) if allowed else None
 
 
+def whole_answer_budget(max_tokens: int, whole_answers: Iterable[str]) -> int:
+    """The one answer-budget rule: tokens to allow an answer that may have to be one of
+    ``whole_answers`` (texts fixed in advance: a page's clicks, the instruction search).
+
+    ``max_tokens``, or more where a whole answer is longer: one token per UTF-8 byte (a
+    model may spell a text in pieces that small: a byte-level token, or a whole character,
+    which is at least one byte) and the stop token, so that no whole answer is cut short
+    (cut short, it would be no action at all). A free search query still ends at
+    ``max_tokens``: its length is the model's. In process (`answer_budget`) and over HTTP
+    (`apo_agent.model.answer_regex.answer_token_budget`) alike.
+
+    >>> whole_answer_budget(4, ["<action>click[caf\u00e9]</action>"])  # 28 characters, 29 bytes
+    30
+    >>> whole_answer_budget(64, [])
+    64
+    """
+    return max([max_tokens, *(len(answer.encode()) + 1 for answer in whole_answers)])
+
+
 def answer_budget(max_new_tokens: int, constraint: ActionConstraint | None) -> int:
-    """How many tokens one answer may take: ``max_new_tokens``, or more on a constrained page
-    whose longest whole answer may need it (a 1k-catalogue instruction search runs to ~90
-    tokens as SmolLM2 spells it): cut short, a whole answer would be no action at all. Only
-    a budget: a constrained answer ends with its stop token."""
-    return max_new_tokens if constraint is None else max(max_new_tokens, constraint.whole_answer_tokens)
+    """How many tokens one answer may take on a page with ``constraint`` (None: no
+    constraint, ``max_new_tokens``): `whole_answer_budget` of its whole answers (a
+    1k-catalogue instruction search runs to ~90 tokens as SmolLM2 spells it). Only a
+    budget: a constrained answer ends with its stop token."""
+    return max_new_tokens if constraint is None else whole_answer_budget(max_new_tokens, constraint.answers)

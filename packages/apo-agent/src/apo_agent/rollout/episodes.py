@@ -101,23 +101,14 @@ def collect_episodes(
         if demonstrator is not None:
             texts = [demonstrator(turn.slot, turn.observation, turn.info) for turn in turns]
             answers = [encoder.answer_ids(text) for text in texts]
-            logprobs: list[list[float] | None] = [None] * len(answers)
-        elif engine is not None:
-            samples = engine.sample(
-                prompts,
-                max_new_tokens=max_new_tokens,
-                temperature=temperature,
-                constraints=[c.constraint for c in contexts],
-            )
-            answers = [sample.ids for sample in samples]
-            logprobs = [sample.logprobs for sample in samples]
-            texts = [engine.tokenizer.decode(answer, skip_special_tokens=True) for answer in answers]
-        else:
+            actions = [action_from_answer(text) for text in texts]
+            for context, answer, action in zip(contexts, answers, actions, strict=True):
+                context.record(answer, action)
+            return actions
+        if engine is None:
             raise ValueError("collect_episodes needs a policy or a demonstrator")
-        actions = [action_from_answer(text) for text in texts]
-        for context, answer, action, scores in zip(contexts, answers, actions, logprobs, strict=True):
-            context.record(answer, action, scores)
-        return actions
+        sample_turn(engine, contexts, prompts, max_new_tokens=max_new_tokens, temperature=temperature)
+        return [context.actions[-1] for context in contexts]
 
     def on_step(step: Step) -> None:
         episode = running[step.episode]
@@ -133,6 +124,32 @@ def collect_episodes(
     play_episodes(envs, starts, act, on_start=on_start, on_step=on_step)
     bar.close()
     return [episode for episode in results if episode is not None]
+
+
+def sample_turn(
+    engine: RolloutEngine,
+    contexts: Sequence[EpisodeContext],
+    prompts: Sequence[Sequence[int]],
+    *,
+    max_new_tokens: int,
+    temperature: float,
+) -> list[str]:
+    """One turn of several episodes: ``engine`` answers each context's ``prompt`` (its
+    constraint applied), each answer's ids, log-probs and action go into its context, and
+    the answer texts come back. The one per-turn step of the rollouts and of the agent that
+    plays a trained policy (`apo_agent.agent.PolicyAgent`)."""
+    samples = engine.sample(
+        prompts,
+        max_new_tokens=max_new_tokens,
+        temperature=temperature,
+        constraints=[c.constraint for c in contexts],
+    )
+    texts = []
+    for context, sample in zip(contexts, samples, strict=True):
+        text = engine.tokenizer.decode(sample.ids, skip_special_tokens=True)
+        context.record(sample.ids, action_from_answer(text), sample.logprobs)
+        texts.append(text)
+    return texts
 
 
 @dataclass
