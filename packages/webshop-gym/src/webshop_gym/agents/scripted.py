@@ -17,15 +17,14 @@ Example:
 
 from __future__ import annotations
 
-import re
 from typing import Any, Protocol
 
 import gymnasium as gym
 from rapidfuzz import fuzz, utils
 
 from webshop_gym.actions import click_action, clicked_product, search_action
+from webshop_gym.data.instructions import split_price_clause
 
-_PRICE_TEXT = re.compile(r",? and price lower than [\d.]+ dollars$")
 RESULT_PAGES_TO_SCAN = 5  # the results hold 50 hits, 10 per page
 
 
@@ -72,7 +71,7 @@ class ExpertPolicy:
         key = (self.env.unwrapped.goal_index, goal)  # type: ignore[attr-defined]
         if key != self._goal_key:
             self._goal_key = key
-            self._queries = [_PRICE_TEXT.sub("", goal.instruction_text), goal.name]
+            self._queries = [split_price_clause(goal.instruction_text)[0], goal.name]
             self._results_pages_seen = 0
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
