@@ -41,3 +41,17 @@ class BatchActing(Protocol):
 
 AgentFactory = Callable[[], Agent]
 """Makes a fresh agent for one env slot; shared parts (a loaded model) live in the closure."""
+
+
+def act_all(agents: Sequence[Agent], observations: Sequence[str], infos: Sequence[Info]) -> list[str]:
+    """The next action of each agent: one ``act_batch`` call where the agents' class has one,
+    else ``act`` per agent."""
+    if not agents:
+        return []
+    batch = getattr(type(agents[0]), "act_batch", None)
+    if batch is not None and len(agents) > 1:
+        return list(batch(agents, observations, infos))
+    return [
+        agent.act(observation, info)
+        for agent, observation, info in zip(agents, observations, infos, strict=True)
+    ]
