@@ -14,17 +14,40 @@ from apo_agent.trainer import _reference_cache_key, env_spec
 
 # Keys and file names computed by the code before `EnvSpec` became Gymnasium's.
 PINNED = [
-    ({}, {"env_id": "WebShop-Mini-Text-v0", "goals": "human", "reward": "original", "max_steps": 15},
-     "685bc756ad6b55c8e6d7c376"),
-    ({"catalog": "mini"},
-     {"env_id": "WebShop-Mini-Text-v0", "goals": "human", "reward": "original", "max_steps": 15,
-      "catalog": "mini"},
-     "33253b8e2d98efe0c649a056"),
-    ({"reward": "shaped", "catalog": "/x/webshop-1k", "max_steps": 7, "env_id": "WebShop-Text-v0",
-      "goals": "synthetic"},
-     {"env_id": "WebShop-Text-v0", "goals": "synthetic", "reward": "shaped", "max_steps": 7,
-      "shaping_discount": 1.0, "catalog": "/x/webshop-1k"},
-     "178a5dd00c833f810ed5e3c8"),
+    (
+        {},
+        {"env_id": "WebShop-Mini-Text-v0", "goals": "human", "reward": "original", "max_steps": 15},
+        "685bc756ad6b55c8e6d7c376",
+    ),
+    (
+        {"catalog": "mini"},
+        {
+            "env_id": "WebShop-Mini-Text-v0",
+            "goals": "human",
+            "reward": "original",
+            "max_steps": 15,
+            "catalog": "mini",
+        },
+        "33253b8e2d98efe0c649a056",
+    ),
+    (
+        {
+            "reward": "shaped",
+            "catalog": "/x/webshop-1k",
+            "max_steps": 7,
+            "env_id": "WebShop-Text-v0",
+            "goals": "synthetic",
+        },
+        {
+            "env_id": "WebShop-Text-v0",
+            "goals": "synthetic",
+            "reward": "shaped",
+            "max_steps": 7,
+            "shaping_discount": 1.0,
+            "catalog": "/x/webshop-1k",
+        },
+        "178a5dd00c833f810ed5e3c8",
+    ),
 ]
 
 
