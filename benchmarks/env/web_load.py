@@ -26,8 +26,6 @@ from __future__ import annotations
 import argparse
 import http.client
 import json
-import os
-import platform
 import socket
 import statistics
 import subprocess
@@ -40,6 +38,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from benchmarks.machine import describe_machine
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.web.pages import landing_page, visit_page
 from webshop_gym.web.visits import PageRecord
@@ -268,18 +267,6 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
-def machine() -> str:
-    cpu = platform.machine()
-    try:
-        for line in Path("/proc/cpuinfo").read_text().splitlines():
-            if line.startswith("model name"):
-                cpu = line.split(":", 1)[1].strip()
-                break
-    except OSError:
-        pass
-    return f"{cpu}, {os.cpu_count()} cores, Python {platform.python_version()}"
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -330,7 +317,7 @@ def main(argv: list[str] | None = None) -> int:
     web = [s for p, o in zip(plans, outcomes, strict=True) if p.interface == "web" for s in o.latencies]
     api = [s for p, o in zip(plans, outcomes, strict=True) if p.interface == "api" for s in o.latencies]
     steps = len(web) + len(api)
-    print(f"machine: {machine()}")
+    print(f"machine: {describe_machine()}")
     if args.anonymous_gets:
         print(
             f"{args.anonymous_gets} anonymous GETs of / and /?goal=i from one client in "

@@ -41,7 +41,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from benchmarks.env.web_load import launch_server, machine, percentile
+from benchmarks.env.web_load import launch_server, percentile
+from benchmarks.machine import describe_machine
 
 FORWARD, BACK = "click[next >]", "click[< prev]"
 
@@ -235,7 +236,7 @@ def main(argv: list[str] | None = None) -> int:
             server.terminate()
             server.wait(timeout=30)
 
-    print(f"machine: {machine()}; server: {args.threads} threads, default limits, log folder on")
+    print(f"machine: {describe_machine()}; server: {args.threads} threads, default limits, log folder on")
     print(f"\n## One request to page {args.depth - 1} of a session {args.depth} actions deep\n")
     print("| bytes written | server CPU | latency (median) | answers |")
     print("|---:|---:|---:|---|")

@@ -2,7 +2,8 @@
 
     python -m benchmarks.harness.paired RUN_A.jsonl.gz RUN_B.jsonl.gz --names pi_ref "A*PO" --out record.md
 
-Each file is an episode file of `benchmarks.harness.run` (``episodes/*.jsonl.gz``). The runs must
+Each file is an episode file of `benchmarks.harness.run` (``episodes/*.jsonl``, or the
+``*.jsonl.gz`` of runs recorded before; `benchmarks.harness.report.read_episode_file`). The runs must
 have played the same goals (split manifest and goal numbers); each goal's episode of B is
 set against A's. Printed: success and score of each, and of B - A, as means over goals with
 95% bootstrap intervals (`benchmarks.intervals`) that resample goals (the pairs stay together, so the
@@ -12,22 +13,20 @@ interval of the difference is narrower than the two intervals suggest).
 from __future__ import annotations
 
 import argparse
-import gzip
-import json
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from benchmarks.harness.report import read_episode_file
 from benchmarks.intervals import interval
 from benchmarks.markdown import markdown_record, table
 
 
 def load_episodes(path: Path) -> dict[tuple[str, int], dict[str, Any]]:
     """The episodes of one file by (split manifest, goal number)."""
-    with gzip.open(path, "rt", encoding="utf-8") as handle:
-        records = [json.loads(line) for line in handle if line.strip()]
+    records = read_episode_file(path)
     if not records:
         raise ValueError(f"{path} holds no episodes")
     by_goal = {(str(r.get("split_manifest")), int(r["goal_index"])): r for r in records}

@@ -87,9 +87,9 @@ def play_alone(agent: Any, env: Any, goal: int) -> list[list[str]]:
 
 def play_together(make_agent: Any, episodes: int) -> list[list[str]]:
     """Goals ``0..episodes-1`` at once, one slot each (`benchmarks.harness.run.run_agent`)."""
-    from benchmarks.harness.run import EnvSpec, run_agent
+    from benchmarks.harness.run import env_spec, run_agent
 
-    records = run_agent("llm", make_agent, EnvSpec(ENV_ID, SPLIT), episodes, n_envs=episodes, progress=False)
+    records = run_agent("llm", make_agent, env_spec(ENV_ID, SPLIT), episodes, n_envs=episodes, progress=False)
     return [[step["model_output"] for step in record["trajectory"][1:]] for record in records]
 
 

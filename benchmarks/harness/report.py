@@ -1,5 +1,10 @@
 """Tables, plots and failure analysis from the episode files of `benchmarks.harness.run`.
 
+The episode files are `webshop_gym.trajectories` files (``episodes/*.jsonl``, what
+``webshop-gym replay`` plays); `episode_record` reads each episode into the flat record
+the tables, plots and failure analysis use. Runs recorded before the runner wrote that
+format (``episodes/*.jsonl.gz``, one such record per line) are read as they are.
+
     python -m benchmarks.harness.report benchmarks/results/mini-test          # rewrite one folder's report
     python -m benchmarks.harness.report benchmarks/results/mini-test benchmarks/results/1k-test \\
         --out benchmarks/results                                      # one report over several
@@ -31,6 +36,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from webshop_gym.render import page_without_instruction
+from webshop_gym.trajectories import Episode, read_trajectories
+
 FAILURE_KINDS = (
     "search loop",
     "ran out of steps",
@@ -51,11 +59,70 @@ SEARCH_LOOP_SEARCHES = 3
 EXAMPLES_PER_KIND = 2
 MANIFEST_DIGITS = 12  # of the split manifest's SHA-256 in the tables (summary.json has all 64)
 NOT_RECORDED = "not recorded"  # episodes run before runs named their goals
+DEFAULT_OBSERVATION_CHARS = 200  # page text kept per step in a record
 
 Record = Mapping[str, Any]
 
 
 # -- loading -----------------------------------------------------------------------------
+
+
+def page_text(observation: str, instruction: str, limit: int) -> str:
+    """The page without the instruction header every page repeats, cut to ``limit`` characters."""
+    return page_without_instruction(observation, instruction)[:limit]
+
+
+def episode_record(episode: Episode, observation_chars: int = DEFAULT_OBSERVATION_CHARS) -> dict[str, Any]:
+    """One recorded episode of the runner as a flat record: who played which goal (the
+    episode line's ``run``), the trajectory (page text without the instruction header, cut to
+    ``observation_chars``), the reward breakdown and the purchase."""
+    header = episode.header
+    instruction = header["info"]["instruction"]
+    trajectory: list[dict[str, Any]] = [
+        {
+            "observation": page_text(header["observation"], instruction, observation_chars),
+            "page": header["info"]["page"],
+        }
+    ]
+    for step in episode.steps:
+        entry = {
+            "action": step.action,
+            "reward": step.reward,
+            "page": step.info["page"],
+            "action_error": step.info["action_error"],
+            "observation": page_text(step.observation, instruction, observation_chars),
+        }
+        if step.agent_output is not None:
+            entry["model_output"] = step.agent_output
+        trajectory.append(entry)
+    last = episode.steps[-1]
+    info = last.info
+    return {
+        **header["run"],
+        "seed": header["seed"],
+        "goal_index": header["goal_index"],
+        "instruction": instruction,
+        "goal": header["goal"],
+        "trajectory": trajectory,
+        "steps": len(episode.steps),
+        "seconds": last.seconds,
+        "purchased": last.terminated and "purchased_asin" in info,
+        "score": float(info.get("score", 0.0)),
+        "success": bool(info.get("success", False)),
+        "reward_breakdown": info.get("reward_breakdown"),
+        "purchased_asin": info.get("purchased_asin"),
+        "purchased_options": info.get("purchased_options"),
+        "invalid_actions": sum(bool(step.info["action_error"]) for step in episode.steps),
+    }
+
+
+def read_episode_file(path: Path) -> list[dict[str, Any]]:
+    """The episode records of one run: a trajectory file, or a ``.jsonl.gz`` of records as the
+    runner wrote them before (the recorded results in ``benchmarks/results/agents``)."""
+    if path.name.endswith(".jsonl.gz"):
+        with gzip.open(path, "rt", encoding="utf-8") as handle:
+            return [json.loads(line) for line in handle if line.strip()]
+    return [episode_record(episode) for episode in read_trajectories(path).episodes]
 
 
 def load_folder(folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
@@ -69,8 +136,7 @@ def load_folder(folder: Path) -> tuple[list[dict[str, Any]], list[dict[str, Any]
     records = []
     for command in commands:
         for run in command["runs"]:
-            with gzip.open(folder / run["file"], "rt", encoding="utf-8") as handle:
-                records += [json.loads(line) for line in handle if line.strip()]
+            records += read_episode_file(folder / run["file"])
     return commands, records
 
 

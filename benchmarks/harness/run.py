@@ -8,13 +8,16 @@
 
 Each (agent, env, split) plays ``--episodes`` episodes (default: every goal of the split,
 goal i with seed ``--seed + i``) on a `gymnasium.vector.SyncVectorEnv` of ``--n-envs``
-envs (`webshop_gym.vector.play_episodes`, which apo-agent's rollouts use too), one agent
-per env slot. Written to ``--out``:
+envs, one agent per env slot: `webshop_gym.agents.episodes.play_agent_episodes`, the
+episode loop of every agent (its slots scheduled as apo-agent's rollouts are). The envs
+are made from Gymnasium's `EnvSpec` (`env_spec`: a registered id, the split and the
+``--env-arg`` arguments). Written to ``--out``:
 
-* ``episodes/<agent>__<env>__<split>.jsonl.gz``: one JSON object per episode: the goal
-  (for analysis; agents never see it), the trajectory (page text without the
-  instruction header, cut to ``--observation-chars``, action, reward, page reached, action error), the reward
-  breakdown and the purchase;
+* ``episodes/<agent>__<env>__<split>.jsonl``: the episodes as `webshop_gym.trajectories`
+  records them (``webshop-gym replay`` plays them back): the env's arguments, seed and
+  goal (for analysis; agents never see it), every page, action, reward and ``info``,
+  an LLM's raw answers, and per episode line a ``run`` naming agent, env, catalogue,
+  goal source, split and split manifest;
 * ``runs.json``: per command, its runs: agent, env, catalogue, goal source, split and the
   SHA-256 of the split manifest (`webshop_gym.data.splits`: results with the same hash
   played the same goal numbers), episodes, seconds, episode file. Every episode record
@@ -31,182 +34,159 @@ agent in the tables.
 from __future__ import annotations
 
 import argparse
-import gzip
+import dataclasses
 import json
 import shlex
 import sys
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 import gymnasium as gym
+from gymnasium.envs.registration import EnvSpec as GymEnvSpec
 from tqdm import tqdm
 
 import webshop_gym
-from benchmarks.harness.agents import AGENTS, Agent, AgentFactory, make_factory
+from benchmarks.harness.agents import AGENTS, AgentFactory, make_factory
+from benchmarks.harness.report import DEFAULT_OBSERVATION_CHARS, episode_record, page_text, write_report
 from benchmarks.machine import describe_machine
-from webshop_gym.render import page_without_instruction
-from webshop_gym.vector import EpisodeStart, Step, Turn, play_episodes
-from webshop_gym.wire import goal_to_json
+from webshop_gym.agents.episodes import EpisodeStart, play_agent_episodes
+from webshop_gym.trajectories import Episode, write_trajectories
 
-DEFAULT_OBSERVATION_CHARS = 200
+__all__ = [
+    "DEFAULT_OBSERVATION_CHARS",
+    "EnvSpec",
+    "env_spec",
+    "episode_file",
+    "main",
+    "page_text",
+    "play_agent",
+    "run_agent",
+    "spec_label",
+    "spec_split",
+]
+
 # What every run and episode record says about the goals it played.
 GOAL_FIELDS = ("catalogue", "goal_source", "split", "split_manifest")
 
 
-@dataclass(frozen=True)
-class EnvSpec:
-    """One env configuration: a registered id, extra ``gym.make`` arguments and a split."""
+def env_spec(env_id: str, split: str = "test", kwargs: Mapping[str, Any] | None = None) -> GymEnvSpec:
+    """Gymnasium's spec of a registered id with a split and extra ``gym.make`` arguments.
 
-    env_id: str
-    split: str = "test"
-    kwargs: Mapping[str, Any] = field(default_factory=dict)
-
-    @property
-    def label(self) -> str:
-        """A short name: the id, plus the catalogue folder's name and the goal source if given."""
-        extra = []
-        if "catalog" in self.kwargs:
-            extra.append(Path(str(self.kwargs["catalog"])).name)
-        if "goals" in self.kwargs:
-            extra.append(f"{self.kwargs['goals']} goals")
-        extra += [f"{k}={v}" for k, v in sorted(self.kwargs.items()) if k not in ("catalog", "goals")]
-        return f"{self.env_id} ({', '.join(extra)})" if extra else self.env_id
-
-    def make(self) -> gym.Env:
-        return gym.make(self.env_id, split=self.split, **self.kwargs)
+    >>> spec = env_spec("WebShop-Mini-Text-v0", "dev", {"max_steps": 5})
+    >>> spec.id, spec.kwargs["split"], spec.kwargs["max_steps"], spec_label(spec)
+    ('WebShop-Mini-Text-v0', 'dev', 5, 'WebShop-Mini-Text-v0 (max_steps=5)')
+    """
+    registered = gym.spec(env_id)
+    return dataclasses.replace(registered, kwargs={**registered.kwargs, "split": split, **(kwargs or {})})
 
 
-def page_text(observation: str, instruction: str, limit: int) -> str:
-    """The page without the instruction header every page repeats, cut to ``limit`` characters."""
-    return page_without_instruction(observation, instruction)[:limit]
+EnvSpec = env_spec  # the name of the runner's own spec class, which Gymnasium's replaced
 
 
-def _act(agents: Sequence[Agent], turns: Sequence[Turn]) -> list[str]:
-    chosen = [agents[turn.slot] for turn in turns]
-    batch = getattr(type(chosen[0]), "act_batch", None)
-    if batch is not None and len(chosen) > 1:
-        return list(batch(chosen, [turn.observation for turn in turns], [turn.info for turn in turns]))
-    return [agent.act(turn.observation, turn.info) for agent, turn in zip(chosen, turns, strict=True)]
+def spec_split(spec: GymEnvSpec) -> str:
+    """The split a spec's envs play (``"test"`` unless it names one)."""
+    return str(spec.kwargs.get("split", "test"))
+
+
+def spec_arguments(spec: GymEnvSpec) -> dict[str, Any]:
+    """The ``gym.make`` arguments a spec adds to its registered id (the split aside)."""
+    registered = gym.spec(spec.id).kwargs
+    return {
+        k: v for k, v in spec.kwargs.items() if k != "split" and (k not in registered or registered[k] != v)
+    }
+
+
+def spec_label(spec: GymEnvSpec) -> str:
+    """A short name: the id, plus the catalogue folder's name and the goal source if given."""
+    kwargs = spec_arguments(spec)
+    extra = []
+    if "catalog" in kwargs:
+        extra.append(Path(str(kwargs["catalog"])).name)
+    if "goals" in kwargs:
+        extra.append(f"{kwargs['goals']} goals")
+    extra += [f"{k}={v}" for k, v in sorted(kwargs.items()) if k not in ("catalog", "goals")]
+    return f"{spec.id} ({', '.join(extra)})" if extra else spec.id
+
+
+def play_agent(
+    agent_name: str,
+    make_agent: AgentFactory,
+    spec: GymEnvSpec,
+    episodes: int | None = None,
+    n_envs: int = 4,
+    seed: int = 0,
+    progress: bool = True,
+) -> list[Episode]:
+    """Plays ``episodes`` episodes of one agent on one env configuration, recorded.
+
+    Episode ``i`` plays goal ``i % len(split)`` of the split with seed ``seed + i``, and
+    the agent is reset with that seed, so results do not depend on ``n_envs``.
+
+    Returns:
+        The episodes as `webshop_gym.trajectories` records them; each episode line's
+        ``run`` says who played which goals (agent, env label, id and arguments, catalogue,
+        goal source, split, split manifest, episode number).
+    """
+    probe = gym.make(spec)
+    n_goals = len(probe.unwrapped.goal_indices)  # type: ignore[attr-defined]
+    manifest = probe.unwrapped.split_manifest  # type: ignore[attr-defined]
+    probe.close()
+    label = spec_label(spec)
+    run = {
+        "agent": agent_name,
+        "env": label,
+        "env_id": spec.id,
+        "env_kwargs": spec_arguments(spec),
+        # What names the goals played, in every record: results compare only where these agree.
+        "catalogue": manifest.catalogue,
+        "goal_source": manifest.goal_source,
+        "split": spec_split(spec),
+        "split_manifest": manifest.sha256,
+    }
+    episodes = n_goals if episodes is None else episodes
+    if episodes < 1:
+        raise ValueError(f"episodes must be at least 1, got {episodes}")
+    envs = [gym.make(spec) for _ in range(max(1, min(n_envs, episodes)))]
+    agents = [make_agent() for _ in envs]
+    bar = tqdm(
+        total=episodes, desc=f"{agent_name} on {label} {run['split']}", disable=not progress, leave=False
+    )
+    starts = [EpisodeStart(seed + episode, {"goal_index": episode % n_goals}) for episode in range(episodes)]
+    played = play_agent_episodes(
+        envs,
+        agents,
+        starts,
+        metadata=lambda episode: {"run": {**run, "episode": episode}},
+        on_episode=lambda episode, record: bar.update(1),
+    )
+    bar.close()
+    for env in envs:
+        env.close()
+    return played
 
 
 def run_agent(
     agent_name: str,
     make_agent: AgentFactory,
-    spec: EnvSpec,
+    spec: GymEnvSpec,
     episodes: int | None = None,
     n_envs: int = 4,
     seed: int = 0,
     observation_chars: int = DEFAULT_OBSERVATION_CHARS,
     progress: bool = True,
 ) -> list[dict[str, Any]]:
-    """Plays ``episodes`` episodes of one agent on one env configuration.
-
-    Episode ``i`` plays goal ``i % len(split)`` of the split with seed ``seed + i``, and
-    the agent is reset with that seed, so results do not depend on ``n_envs``.
-
-    Returns:
-        One record per episode, in episode order (see the module docstring).
-    """
-    probe = spec.make()
-    n_goals = len(probe.unwrapped.goal_indices)  # type: ignore[attr-defined]
-    manifest = probe.unwrapped.split_manifest  # type: ignore[attr-defined]
-    probe.close()
-    # What names the goals played, in every record: results compare only where these agree.
-    goals = {
-        "catalogue": manifest.catalogue,
-        "goal_source": manifest.goal_source,
-        "split": spec.split,
-        "split_manifest": manifest.sha256,
-    }
-    episodes = n_goals if episodes is None else episodes
-    if episodes < 1:
-        raise ValueError(f"episodes must be at least 1, got {episodes}")
-    envs = [spec.make() for _ in range(max(1, min(n_envs, episodes)))]
-    agents = [make_agent() for _ in envs]
-    records: dict[int, dict[str, Any]] = {}
-    bar = tqdm(
-        total=episodes, desc=f"{agent_name} on {spec.label} {spec.split}", disable=not progress, leave=False
-    )
-
-    def on_start(turn: Turn) -> None:
-        agents[turn.slot].reset(seed=seed + turn.episode)
-        records[turn.episode] = {
-            "agent": agent_name,
-            "env": spec.label,
-            "env_id": spec.env_id,
-            "env_kwargs": dict(spec.kwargs),
-            **goals,
-            "episode": turn.episode,
-            "seed": seed + turn.episode,
-            "goal_index": turn.info["goal_index"],
-            "instruction": turn.info["instruction"],
-            "goal": goal_to_json(envs[turn.slot].unwrapped.goal),  # type: ignore[attr-defined]
-            "trajectory": [
-                {
-                    "observation": page_text(turn.observation, turn.info["instruction"], observation_chars),
-                    "page": turn.info["page"],
-                }
-            ],
-            "_started": time.perf_counter(),
-        }
-
-    def on_step(step: Step) -> None:
-        record = records[step.episode]
-        entry = {
-            "action": step.action,
-            "reward": step.reward,
-            "page": step.info["page"],
-            "action_error": step.info["action_error"],
-            "observation": page_text(step.observation, record["instruction"], observation_chars),
-        }
-        output = getattr(agents[step.slot], "last_output", None)
-        if output is not None:
-            entry["model_output"] = output
-        record["trajectory"].append(entry)
-        if step.done:
-            _finish(record, step.info, step.terminated)
-            bar.update(1)
-
-    starts = [EpisodeStart(seed + episode, {"goal_index": episode % n_goals}) for episode in range(episodes)]
-    play_episodes(envs, starts, lambda turns: _act(agents, turns), on_start=on_start, on_step=on_step)
-    bar.close()
-    for env in envs:
-        env.close()
-    return [records[e] for e in range(episodes)]
+    """`play_agent`, each episode as the flat record the report reads (`episode_record`)."""
+    played = play_agent(agent_name, make_agent, spec, episodes, n_envs, seed, progress)
+    return [episode_record(episode, observation_chars) for episode in played]
 
 
-def _finish(record: dict[str, Any], info: Mapping[str, Any], terminated: bool) -> None:
-    started = record.pop("_started")
-    steps = record["trajectory"][1:]
-    record.update(
-        steps=len(steps),
-        seconds=round(time.perf_counter() - started, 4),
-        purchased=terminated and "purchased_asin" in info,
-        score=float(info.get("score", 0.0)),
-        success=bool(info.get("success", False)),
-        reward_breakdown=info.get("reward_breakdown"),
-        purchased_asin=info.get("purchased_asin"),
-        purchased_options=info.get("purchased_options"),
-        invalid_actions=sum(bool(s["action_error"]) for s in steps),
-    )
-
-
-def episode_file(out: Path, agent: str, spec: EnvSpec) -> Path:
+def episode_file(out: Path, agent: str, spec: GymEnvSpec) -> Path:
     def slug(text: str) -> str:
         return "".join(c if c.isalnum() or c in "-." else "_" for c in text).strip("_")
 
-    return out / "episodes" / f"{slug(agent)}__{slug(spec.label)}__{spec.split}.jsonl.gz"
-
-
-def write_episodes(path: Path, records: Sequence[Mapping[str, Any]]) -> None:
-    """One JSON object per line, gzipped (``zcat`` reads it); mtime 0 keeps the bytes reproducible."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with path.open("wb") as raw, gzip.GzipFile(fileobj=raw, mode="wb", mtime=0, filename="") as zipped:
-        for record in records:
-            zipped.write((json.dumps(record, ensure_ascii=False) + "\n").encode())
+    return out / "episodes" / f"{slug(agent)}__{slug(spec_label(spec))}__{spec_split(spec)}.jsonl"
 
 
 def _key_values(pairs: Sequence[str], what: str) -> dict[str, str]:
@@ -257,20 +237,12 @@ def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
     parser.add_argument(
         "--label", action="append", default=[], metavar="AGENT=NAME", help="table name of an agent"
     )
-    parser.add_argument(
-        "--observation-chars",
-        type=int,
-        default=DEFAULT_OBSERVATION_CHARS,
-        help="page text kept per step in the episode files",
-    )
     parser.add_argument("--out", type=Path, required=True, help="folder for episodes, tables, plots")
     parser.add_argument("--no-progress", action="store_true")
     return parser.parse_args(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> None:
-    from benchmarks.harness.report import write_report
-
     args = parse_args(argv)
     env_kwargs: dict[str, Any] = _key_values(args.env_arg, "--env-arg")
     for key in ("max_steps",):
@@ -295,25 +267,24 @@ def main(argv: Sequence[str] | None = None) -> None:
         label = labels.get(name, name)
         for env_id in args.env:
             for split in args.split:
-                spec = EnvSpec(env_id, split, env_kwargs)
+                spec = env_spec(env_id, split, env_kwargs)
                 started = time.perf_counter()
-                records = run_agent(
+                played = play_agent(
                     label,
                     make_agent,
                     spec,
                     args.episodes,
                     args.n_envs,
                     args.seed,
-                    args.observation_chars,
                     progress=not args.no_progress,
                 )
                 seconds = time.perf_counter() - started
-                path = episode_file(args.out, label, spec)
-                write_episodes(path, records)
+                path = write_trajectories(episode_file(args.out, label, spec), played)
+                records = [episode_record(episode) for episode in played]
                 runs.append(
                     {
                         "agent": label,
-                        "env": spec.label,
+                        "env": spec_label(spec),
                         **{key: records[0][key] for key in GOAL_FIELDS},
                         "episodes": len(records),
                         "seconds": round(seconds, 2),
@@ -323,7 +294,7 @@ def main(argv: Sequence[str] | None = None) -> None:
                 score = 100 * sum(r["score"] for r in records) / len(records)
                 success = 100 * sum(r["success"] for r in records) / len(records)
                 print(
-                    f"{label:>12} | {spec.label} {split} | {len(records)} episodes | score {score:.1f} "
+                    f"{label:>12} | {spec_label(spec)} {split} | {len(records)} episodes | score {score:.1f} "
                     f"| success {success:.1f}% | {seconds:.1f} s"
                 )
     entry = {"command": command, "machine": machine, "options": options, "runs": runs}

@@ -9,9 +9,9 @@ import pytest
 import torch
 
 from benchmarks.harness.agents import make_factory
-from benchmarks.harness.run import EnvSpec, run_agent
+from benchmarks.harness.run import env_spec, run_agent
 
-MINI = EnvSpec("WebShop-Mini-Text-v0", "test")
+MINI = env_spec("WebShop-Mini-Text-v0", "test")
 
 
 @pytest.fixture(scope="module")

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-import gzip
 import json
+import subprocess
+import sys
 
 import pytest
 
 from benchmarks.harness.agents import AGENTS, make_factory
-from benchmarks.harness.run import EnvSpec, main, run_agent
+from benchmarks.harness.report import read_episode_file
+from benchmarks.harness.run import env_spec, main, run_agent, spec_label
 from webshop_gym.data.catalog import load_catalog
 from webshop_gym.data.splits import MINI_MANIFESTS, load_manifests, split_manifest
 
-MINI = EnvSpec("WebShop-Mini-Text-v0", "test")
+MINI = env_spec("WebShop-Mini-Text-v0", "test")
 # The shipped manifest of the mini catalogue's human goals: what every mini run must name.
 MINI_HUMAN = load_manifests(MINI_MANIFESTS)[0]
 
@@ -51,9 +53,9 @@ def test_heuristic_beats_rule_on_a_few_goals():
 
 
 def test_real_1k_data_with_synthetic_goals(webshop_1k):
-    spec = EnvSpec("WebShop-Text-v0", "test", {"catalog": str(webshop_1k), "goals": "synthetic"})
+    spec = env_spec("WebShop-Text-v0", "test", {"catalog": str(webshop_1k), "goals": "synthetic"})
     records = run_agent("heuristic", make_factory("heuristic"), spec, episodes=2, n_envs=2, progress=False)
-    assert spec.label == "WebShop-Text-v0 (webshop-1k, synthetic goals)"
+    assert spec_label(spec) == "WebShop-Text-v0 (webshop-1k, synthetic goals)"
     assert all(r["purchased"] for r in records)
     manifest = split_manifest(load_catalog(webshop_1k), "synthetic")
     for record in records:
@@ -99,11 +101,47 @@ def test_cli_writes_episodes_table_plots_and_failures(tmp_path):
     assert (out / "plots" / "categories.png").stat().st_size > 1000
     failures = (out / "failures.md").read_text()
     assert "## rule on WebShop-Mini-Text-v0, test split" in failures
-    with gzip.open(out / runs[0]["runs"][0]["file"], "rt") as handle:
-        assert len(handle.readlines()) == 3
+    episode_file = out / runs[0]["runs"][0]["file"]
+    assert episode_file.suffix == ".jsonl"
+    assert [r["episode"] for r in read_episode_file(episode_file)] == [0, 1, 2]
+
+    # The episode files are trajectories: `webshop-gym replay` plays them back step by step.
+    replayed = subprocess.run(
+        [sys.executable, "-m", "webshop_gym.cli", "replay", str(out / "episodes")],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert replayed.returncode == 0, replayed.stdout + replayed.stderr
+    assert replayed.stdout.count(": reproduced") == 6
+    assert "6 episodes replayed, 0 failed" in replayed.stdout
 
     # A second command that redoes one agent replaces its runs and keeps the others.
     main(["--agents", "rule", "--episodes", "2", "--out", str(out), "--no-progress"])
     runs = json.loads((out / "runs.json").read_text())
     assert [[r["agent"] for r in c["runs"]] for c in runs] == [["random (seeded)"], ["rule"]]
     assert f"| rule | {named} | 2 |" in (out / "results.md").read_text()
+
+
+# Mean scores x 1000 on the whole mini test and dev splits (100 goals each; seeds 5, 6, ...; 3
+# envs), as the runner gave them before it played through `webshop_gym.agents.episodes` and
+# recorded trajectories: the same episodes must come out.
+SCORES = {
+    ("random", "test"): 155.75,
+    ("random", "dev"): 125.75,
+    ("rule", "test"): 718.0,
+    ("rule", "dev"): 728.8333333333333,
+    ("heuristic", "test"): 933.1666666666666,
+    ("heuristic", "dev"): 961.9999999999999,
+}
+
+
+@pytest.mark.parametrize(("name", "split"), list(SCORES))
+def test_whole_mini_splits_score_as_before(name, split):
+    records = run_agent(
+        name, make_factory(name), env_spec("WebShop-Mini-Text-v0", split), n_envs=3, seed=5, progress=False
+    )
+    assert len(records) == 100
+    assert 1000 * sum(r["score"] for r in records) / len(records) == pytest.approx(
+        SCORES[(name, split)], abs=1e-9
+    )

@@ -9,7 +9,7 @@ import numpy as np
 
 import webshop_gym  # noqa: F401
 from benchmarks.harness.agents import make_factory
-from benchmarks.harness.run import EnvSpec, run_agent
+from benchmarks.harness.run import env_spec, run_agent
 from benchmarks.training.train_sb3 import TrainConfig, train
 from webshop_gym.wrappers import DiscreteActions
 
@@ -34,14 +34,14 @@ def test_maskable_ppo_trains_and_plays_through_the_runner(tmp_path):
 
     make_agent = make_factory("sb3", {"policy": str(tmp_path / "policy.zip")})
     records = run_agent(
-        "sb3", make_agent, EnvSpec("WebShop-Mini-Text-v0", "test"), episodes=2, n_envs=2, progress=False
+        "sb3", make_agent, env_spec("WebShop-Mini-Text-v0", "test"), episodes=2, n_envs=2, progress=False
     )
     for record in records:
         # A masked policy only ever picks listed actions.
         assert record["invalid_actions"] == 0 and 1 <= record["steps"] <= 15
     # Deterministic: the same policy plays the same episodes.
     again = run_agent(
-        "sb3", make_agent, EnvSpec("WebShop-Mini-Text-v0", "test"), episodes=2, n_envs=2, progress=False
+        "sb3", make_agent, env_spec("WebShop-Mini-Text-v0", "test"), episodes=2, n_envs=2, progress=False
     )
     assert [s["action"] for s in records[0]["trajectory"][1:]] == [
         s["action"] for s in again[0]["trajectory"][1:]

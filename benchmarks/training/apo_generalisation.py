@@ -22,6 +22,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import gymnasium as gym
+
 from apo_agent.config import TrainConfig
 from apo_agent.pipeline import evaluate_saved_episodes, reference_folder
 from apo_agent.rollout import Episode
@@ -68,7 +70,7 @@ def option_behaviour(episodes: Sequence[Episode], goals: Sequence[Any]) -> dict[
 
 
 def _goals(config: TrainConfig, split: str) -> list[Any]:
-    world: Any = env_spec(config).make(split).unwrapped
+    world: Any = gym.make(env_spec(config), split=split).unwrapped
     return [world.goal_at(index) for index in range(len(world.goal_indices))]
 
 

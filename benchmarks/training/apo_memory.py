@@ -21,13 +21,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
 import subprocess
 import sys
 import time
 from pathlib import Path
 from typing import Any
 
+from benchmarks.machine import peak_rss_mb
 from benchmarks.markdown import markdown_record
 
 # name: (lora_rank, logit_chunk (0: full logits), gradient checkpointing, episodes per micro-batch, context)
@@ -91,12 +91,12 @@ def measure(
     values = {e.goal_index: GoalValue(e.goal_index, 0.1, (0.1,)) for e in batch}
     config = TrainConfig(model=model, lora_rank=lora_rank, micro_batch_episodes=episodes, sft_epochs=0)
     optimizer = torch.optim.AdamW(policy.trainable_parameters(), lr=1e-5)
-    loaded_rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20
+    loaded_rss = peak_rss_mb() / 1024
     started = time.perf_counter()
     metrics = apo_update(policy, optimizer, batch, values, config)
     seconds = time.perf_counter() - started
     return {
-        "peak_rss_gib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20,
+        "peak_rss_gib": peak_rss_mb() / 1024,
         "rss_after_load_gib": loaded_rss,
         "update_s": seconds,
         "tokens": sum(len(s.ids) for e in batch for s in e.sequences),

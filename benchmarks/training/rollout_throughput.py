@@ -64,7 +64,7 @@ def play(
 ) -> dict[str, float]:
     if arguments.preset is not None:  # the preset's env, as its Stage 1 plays it
         spec = env_spec(TrainConfig.from_preset(arguments.preset))
-        envs = [spec.make("train") for _ in range(batch)]
+        envs = [gym.make(spec, split="train") for _ in range(batch)]
     else:
         envs = [
             gym.make("WebShop-Mini-Text-v0", split="train", max_steps=arguments.max_steps)

@@ -34,7 +34,7 @@ import gymnasium as gym
 
 import webshop_gym  # noqa: F401  (registers the ids)
 from benchmarks.harness.agents.sb3 import SB3Agent, save_encoder_config
-from benchmarks.harness.run import EnvSpec, run_agent
+from benchmarks.harness.run import env_spec, run_agent
 from benchmarks.machine import describe_machine
 from webshop_gym.wrappers import DiscreteActions, EncoderConfig
 
@@ -95,7 +95,7 @@ def evaluate(policy: Any, encoder: EncoderConfig, config: TrainConfig, split: st
     records = run_agent(
         "sb3",
         lambda: SB3Agent(policy, encoder),
-        EnvSpec(config.env_id, split),
+        env_spec(config.env_id, split),
         episodes=config.eval_episodes,
         n_envs=8,
         seed=config.seed,

@@ -22,26 +22,21 @@ What it does, in order:
 from __future__ import annotations
 
 import itertools
-import re
 from dataclasses import dataclass, field
 
-from benchmarks.harness.agents.base import AgentFactory, Info
-from webshop_gym import wrappers
 from webshop_gym.actions import click_action, search_action
-from webshop_gym.wrappers import (
+from webshop_gym.agents import pages
+from webshop_gym.agents.pages import (
     FILLER_WORDS,
     ItemPage,
     ResultEntry,
     instruction_query,
-    price_limit,
     read_item,
     read_results,
     tokens,
 )
-
-_PRICE_CLAUSE = re.compile(r",?\s*and price lower than\s*[\d.,]+\s*dollars\s*$", re.I)
-# Synthetic goals end in " with name: value, and name: value" (before the price clause).
-_SPELLED_OPTIONS = re.compile(r"\swith (?=[a-z][\w ]*: )", re.I)
+from webshop_gym.agents.protocol import AgentFactory, Info
+from webshop_gym.data.instructions import split_option_clause, split_price_clause
 
 # Score weights, tuned on the dev splits (mini and 1k), never on test.
 PRICE_OVER_PENALTY = 6.0  # per unit of probability that the price is over the limit
@@ -81,22 +76,16 @@ def read_wants(instruction: str) -> Wants:
     >>> sorted(wants.words), wants.spelled, wants.limit, wants.query
     (['pillow', 'washable'], {'size': '28 x 28'}, 40.0, 'washable pillows 28 x 28')
     """
-    body = _PRICE_CLAUSE.sub("", instruction).strip()
-    spelled: dict[str, str] = {}
-    split = _SPELLED_OPTIONS.search(body)
-    if split is not None:
-        for part in body[split.end() :].split(", and "):
-            name, _, value = part.partition(": ")
-            if value:
-                spelled[name.strip().lower()] = value.strip()
-        body = body[: split.start()]
+    without_price, limit = split_price_clause(instruction)
+    # Synthetic goals spell their options out: " with name: value, and name: value".
+    body, spelled = split_option_clause(without_price.strip())
     content = [w for w in tokens(body) if w not in FILLER_WORDS]
     return Wants(
         words=frozenset(content),
         pairs=frozenset(itertools.pairwise(content)),
-        phrase=" " + " ".join(tokens(_PRICE_CLAUSE.sub("", instruction))) + " ",
+        phrase=" " + " ".join(tokens(without_price)) + " ",
         spelled=spelled,
-        limit=price_limit(instruction),
+        limit=limit,
         query=" ".join([instruction_query(body), *spelled.values()]),
     )
 
@@ -110,7 +99,7 @@ def title_match(title: str, wants: Wants) -> float:
 def price_fit(price_text: str, limit: float | None) -> float:
     """1 when the price is within the limit, 0 when over it, the chance of fitting for a range
     (and 1 when there is no limit or no readable price: nothing speaks against the item)."""
-    return wrappers.price_fit(price_text, limit, unknown=1.0)
+    return pages.price_fit(price_text, limit, unknown=1.0)
 
 
 def result_score(entry: ResultEntry, wants: Wants) -> float:

@@ -66,7 +66,7 @@ from apo_agent.evaluation import evaluate
 from apo_agent.model.policy import LMPolicy
 from apo_agent.objectives import apo_loss, grpo_advantages, grpo_token_losses
 from apo_agent.optimal_values import GoalValue, ReferenceRewardCache, estimate_optimal_values
-from apo_agent.rollout.envs import EnvSpec, env_spec, make_envs, split_goals
+from apo_agent.rollout.envs import EnvSpec, describe_envs, env_spec, make_envs, split_goals
 from apo_agent.rollout.episodes import Episode, collect_episodes
 from apo_agent.rollout.goals import with_goals
 from apo_agent.rollout.records import write_token_records
@@ -320,9 +320,10 @@ def estimate_training_values(run: Run) -> dict[int, GoalValue]:
 
 
 def _reference_cache_key(reference_fingerprint: str, spec: EnvSpec, config: TrainConfig) -> dict[str, Any]:
+    del spec  # the envs are named by the run's arguments, as before the spec was Gymnasium's
     return {
         "reference_weights": reference_fingerprint,
-        "env": spec.describe(),
+        "env": describe_envs(config),
         "split": "train",
         **{name: getattr(config, name) for name in (*PROMPT_FIELDS, "max_new_tokens", "temperature", "seed")},
     }

@@ -27,6 +27,10 @@ no file. A crash (or power loss) can at worst cut the last line short; `read_tra
 skips such a torn last line with a `RuntimeWarning` (and reports it) and rejects damage
 anywhere else.
 
+Agent loops that play episodes side by side (`webshop_gym.agents.episodes`, the benchmark
+runner) build each episode's lines with `episode_line` and `step_line` and write whole
+episodes with `write_trajectories`.
+
 `replay` re-runs a recorded episode through a fresh `WebShopEnv` and checks that every
 observation, reward and end flag comes out as recorded (``webshop-gym replay FILE``).
 
@@ -54,7 +58,7 @@ import os
 import threading
 import time
 import warnings
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -71,10 +75,13 @@ __all__ = [
     "TrajectoryRecorder",
     "append_line",
     "append_whole_lines",
+    "episode_line",
     "json_safe",
     "new_trajectory_path",
     "read_trajectories",
     "replay",
+    "step_line",
+    "write_trajectories",
 ]
 
 TRAJECTORY_FORMAT = "webshop-gym-trajectory/2"
@@ -188,6 +195,82 @@ def json_safe(value: Any) -> Any:
     return repr(value)
 
 
+def episode_line(
+    env: Any,
+    seed: int | None,
+    observation: str,
+    info: dict[str, Any],
+    source: str = "agent",
+    metadata: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """The line that starts an episode, after ``env.reset`` (numbered ``-1`` until it is written)."""
+    return {
+        "type": "episode",
+        "format": TRAJECTORY_FORMAT,
+        "episode": -1,
+        "webshop_gym_version": __version__,
+        "source": source,
+        "started_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
+        "env": _env_arguments(env),
+        "seed": seed,
+        "goal_index": info["goal_index"],
+        "goal": goal_to_json(env.unwrapped.goal),
+        "observation": observation,
+        "info": json_safe(info),
+        **(metadata or {}),
+    }
+
+
+def step_line(
+    action: Any,
+    observation: str,
+    reward: float,
+    terminated: bool,
+    truncated: bool,
+    info: dict[str, Any],
+    seconds: float = 0.0,
+    agent_output: str | None = None,
+) -> dict[str, Any]:
+    """The line of one step (``t`` is ``-1`` until it is written).
+
+    ``seconds``: since the episode began; ``agent_output``: what the agent answered besides
+    the action (an LLM's raw text), kept only when given.
+    """
+    line = {
+        "type": "step",
+        "t": -1,
+        "seconds": seconds,
+        "action": action if isinstance(action, str) else json_safe(action),
+        "observation": observation,
+        "reward": float(reward),
+        "terminated": bool(terminated),
+        "truncated": bool(truncated),
+        "info": json_safe(info),
+    }
+    if agent_output is not None:
+        line["agent_output"] = agent_output
+    return line
+
+
+def write_trajectories(path: str | os.PathLike[str], episodes: Iterable[Episode]) -> Path:
+    """Writes whole episodes (`episode_line` and `step_line` records) as a new trajectory file.
+
+    Episodes are numbered in the order given and their steps from 1, so the file reads back
+    (`read_trajectories`) as these episodes; an existing file is replaced.
+    """
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    lines = []
+    for number, episode in enumerate(episodes):
+        lines.append(_json_line({**episode.header, "episode": number}))
+        for t, step in enumerate(episode.steps, start=1):
+            lines.append(_json_line(step.line(t)))
+    temporary = path.with_name(path.name + ".partial")
+    temporary.write_bytes(b"".join(lines))
+    temporary.replace(path)
+    return path
+
+
 class TrajectoryRecorder:
     """Records episodes of a `WebShopEnv` into one JSON-lines file, line by durable line.
 
@@ -228,22 +311,7 @@ class TrajectoryRecorder:
 
     def record_reset(self, env: Any, seed: int | None, observation: str, info: dict[str, Any]) -> None:
         """Records an episode start for a reset the caller made itself."""
-        unwrapped = env.unwrapped
-        record = {
-            "type": "episode",
-            "format": TRAJECTORY_FORMAT,
-            "episode": -1,  # numbered under the lock
-            "webshop_gym_version": __version__,
-            "source": self.source,
-            "started_at": dt.datetime.now(dt.timezone.utc).isoformat(timespec="seconds"),
-            "env": _env_arguments(env),
-            "seed": seed,
-            "goal_index": info["goal_index"],
-            "goal": goal_to_json(unwrapped.goal),
-            "observation": observation,
-            "info": json_safe(info),
-            **self.metadata,
-        }
+        record = episode_line(env, seed, observation, info, self.source, self.metadata)
         with self._lock:
             record["episode"] = self._next_episode()
             self._append(record)
@@ -280,17 +348,7 @@ class TrajectoryRecorder:
         Returns:
             The number of the episode the step belongs to.
         """
-        step = {
-            "type": "step",
-            "t": -1,
-            "seconds": 0.0,
-            "action": action if isinstance(action, str) else json_safe(action),
-            "observation": observation,
-            "reward": float(reward),
-            "terminated": bool(terminated),
-            "truncated": bool(truncated),
-            "info": json_safe(info),
-        }
+        step = step_line(action, observation, reward, terminated, truncated, info)
         with self._lock:
             step["seconds"] = round(time.monotonic() - self._started, 3)
             if branch_of is None:
@@ -382,6 +440,25 @@ class Step:
     terminated: bool
     truncated: bool
     info: dict[str, Any]
+    seconds: float = 0.0
+    """Since the episode began."""
+    agent_output: str | None = None
+    """What the agent answered besides the action (an LLM's raw text), where recorded."""
+
+    def line(self, t: int | None = None) -> dict[str, Any]:
+        """The step as a file line (`step_line`), numbered ``t`` (default: its own)."""
+        line = step_line(
+            self.action,
+            self.observation,
+            self.reward,
+            self.terminated,
+            self.truncated,
+            self.info,
+            self.seconds,
+            self.agent_output,
+        )
+        line["t"] = self.t if t is None else t
+        return line
 
 
 @dataclass(frozen=True)
@@ -484,6 +561,8 @@ def read_trajectories(path: str | os.PathLike[str]) -> TrajectoryFile:
                     terminated=bool(record["terminated"]),
                     truncated=bool(record["truncated"]),
                     info=record.get("info", {}),
+                    seconds=float(record.get("seconds", 0.0)),
+                    agent_output=record.get("agent_output"),
                 )
             )
         except (KeyError, TypeError, ValueError) as error:

@@ -4,7 +4,8 @@ Hand-written agents (the benchmarks' heuristic) and the features of
 `webshop_gym.wrappers.DiscreteActions` read pages the same way, with these pure functions of
 the observation string and ``info["available_actions"]``: `read_results` and `read_item`
 split a page on `webshop_gym.render.text.SEPARATOR`, the one separator the text mode joins
-with; `price_limit`, `instruction_query` and `without_price_clause` read an instruction;
+with; `price_limit`, `instruction_query` and `without_price_clause` read an instruction (with
+`webshop_gym.data.instructions`, the inverse of what writes its clauses);
 `price_bounds` and `price_fit` read a price text; `tokens` and `FILLER_WORDS` compare words.
 
 Example:
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from webshop_gym.actions import click_action, clicked_product
+from webshop_gym.data.instructions import split_price_clause
 from webshop_gym.render.text import SEPARATOR
 
 __all__ = [
@@ -35,7 +37,6 @@ __all__ = [
     "without_price_clause",
 ]
 
-_PRICE_CLAUSE = re.compile(r",?\s*and price lower than\s*([\d.,]+)\s*dollars\s*$", re.I)
 _PRICE_NUMBER = re.compile(r"\$\s*([\d,]+(?:\.\d+)?)")
 _TOKEN = re.compile(r"[a-z0-9]+")
 
@@ -70,13 +71,7 @@ def price_limit(instruction: str) -> float | None:
     >>> price_limit("red shoes") is None
     True
     """
-    found = _PRICE_CLAUSE.search(instruction)
-    if found is None:
-        return None
-    try:
-        return float(found.group(1).replace(",", ""))
-    except ValueError:
-        return None
+    return split_price_clause(instruction)[1]
 
 
 def without_price_clause(instruction: str) -> str:
@@ -85,7 +80,7 @@ def without_price_clause(instruction: str) -> str:
     >>> without_price_clause("red shoes, and price lower than 40.00 dollars")
     'red shoes'
     """
-    return _PRICE_CLAUSE.sub("", instruction)
+    return split_price_clause(instruction)[0]
 
 
 def instruction_query(instruction: str) -> str:

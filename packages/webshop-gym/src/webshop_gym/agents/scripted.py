@@ -17,15 +17,15 @@ Example:
 
 from __future__ import annotations
 
-import re
 from typing import Any, Protocol
 
 import gymnasium as gym
 from rapidfuzz import fuzz, utils
 
 from webshop_gym.actions import click_action, clicked_product, search_action
+from webshop_gym.agents.scheduler import EpisodeStart, Step, play_episodes
+from webshop_gym.data.instructions import split_price_clause
 
-_PRICE_TEXT = re.compile(r",? and price lower than [\d.]+ dollars$")
 RESULT_PAGES_TO_SCAN = 5  # the results hold 50 hits, 10 per page
 
 
@@ -72,7 +72,7 @@ class ExpertPolicy:
         key = (self.env.unwrapped.goal_index, goal)  # type: ignore[attr-defined]
         if key != self._goal_key:
             self._goal_key = key
-            self._queries = [_PRICE_TEXT.sub("", goal.instruction_text), goal.name]
+            self._queries = [split_price_clause(goal.instruction_text)[0], goal.name]
             self._results_pages_seen = 0
 
     def act(self, observation: str, info: dict[str, Any]) -> str:
@@ -136,17 +136,20 @@ def _best_option(wanted: str, available_actions: list[str]) -> str | None:
 
 
 def run_episode(env: gym.Env, policy: Policy, seed: int | None = None, goal_index: int | None = None) -> dict:
-    """Plays one episode; returns the final info with ``return`` and ``steps`` added."""
+    """Plays one episode; returns the final info with ``return`` and ``steps`` added.
+
+    It plays through the episode loop every agent uses (`webshop_gym.agents.scheduler`).
+    """
     options = {"goal_index": goal_index} if goal_index is not None else None
-    observation, info = env.reset(seed=seed, options=options)
-    total, steps, done = 0.0, 0, False
-    while not done:
-        observation, reward, terminated, truncated, info = env.step(policy.act(observation, info))
-        total += float(reward)
-        steps += 1
-        done = terminated or truncated
-    info = dict(info)
+    steps: list[Step] = []
+    play_episodes(
+        [env],
+        [EpisodeStart(seed, options)],
+        lambda turns: [policy.act(turn.observation, turn.info) for turn in turns],
+        on_step=steps.append,
+    )
+    info = dict(steps[-1].info)
     info.setdefault("success", False)
     info.setdefault("score", 0.0)
-    info.update({"return": total, "steps": steps})
+    info.update({"return": sum(step.reward for step in steps), "steps": len(steps)})
     return info

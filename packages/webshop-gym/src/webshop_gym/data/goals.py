@@ -33,6 +33,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
+from webshop_gym.data.instructions import option_clause, price_clause
 from webshop_gym.data.model import BaseCatalog, Goal, HumanInstruction, Product, SyntheticInstruction
 
 __all__ = [
@@ -134,7 +135,7 @@ def _price_limit(price: float, *identity: str) -> tuple[float, str]:
     i = int.from_bytes(digest[:8], "big") % n
     j = (i + 1 + int.from_bytes(digest[8:16], "big") % (n - 1)) % n
     upper = max(candidates[i], candidates[j])
-    return upper, f", and price lower than {upper:.2f} dollars"
+    return upper, price_clause(upper)
 
 
 def human_goal(product: Product, j: int, entry: HumanInstruction, price: float, position: int = -1) -> Goal:
@@ -259,12 +260,13 @@ def synthetic_plan(product: Product, synthetic: SyntheticInstruction, price: flo
 def combination_values(product: Product, plan: SyntheticPlan, index: int) -> tuple[str, ...]:
     """The ``index``-th combination of option values in `itertools.product` order.
 
-    >>> from webshop_gym.data.model import Product
-    >>> p = Product("A", "", "", "", (), "", (), {"size": ("s", "m"), "color": ("red", "blue")},
-    ...             {}, (), "", "", "", "", "")
-    >>> plan = SyntheticPlan(("color", "size"), 4, 0.0, "")
-    >>> [combination_values(p, plan, i) for i in range(4)]
-    [('red', 's'), ('red', 'm'), ('blue', 's'), ('blue', 'm')]
+        >>> from webshop_gym.data.instructions import option_clause, price_clause
+    from webshop_gym.data.model import Product
+        >>> p = Product("A", "", "", "", (), "", (), {"size": ("s", "m"), "color": ("red", "blue")},
+        ...             {}, (), "", "", "", "", "")
+        >>> plan = SyntheticPlan(("color", "size"), 4, 0.0, "")
+        >>> [combination_values(p, plan, i) for i in range(4)]
+        [('red', 's'), ('red', 'm'), ('blue', 's'), ('blue', 'm')]
     """
     values = []
     for name in reversed(plan.option_names):  # the last name varies fastest
@@ -284,9 +286,7 @@ def synthetic_goal(
 ) -> Goal:
     """The synthetic goal of one combination of a product's option values."""
     goal_options = tuple(zip(plan.option_names, combination, strict=True))
-    option_text = ", and ".join([f"{k}: {v}" for k, v in goal_options])
-    if option_text:
-        option_text = " with " + option_text
+    option_text = option_clause(goal_options)
     return Goal(
         asin=product.asin,
         instruction_text=f"{synthetic.instruction}{option_text}{plan.price_text}",
