@@ -14,7 +14,7 @@ Example:
     >>> from webshop_gym.agents.scripted import RulePolicy
     >>> envs = [gym.make("WebShop-Mini-Text-v0", split="test") for _ in range(2)]
     >>> starts = [EpisodeStart(seed=i, options={"goal_index": i}) for i in range(3)]
-    >>> played = play_agent_episodes(envs, [PolicyAgent(RulePolicy()) for _ in envs], starts)
+    >>> played = play_agent_episodes(envs, [StatelessAgent(RulePolicy()) for _ in envs], starts)
     >>> [(e.header["goal_index"], e.actions[-1]) for e in played]
     [(0, 'click[buy now]'), (1, 'click[buy now]'), (2, 'click[buy now]')]
 """
@@ -32,10 +32,10 @@ from webshop_gym.agents.scheduler import EpisodeStart, Step, Turn, play_episodes
 from webshop_gym.trajectories import Episode, episode_line, json_safe
 from webshop_gym.trajectories import Step as RecordedStep
 
-__all__ = ["EpisodeStart", "PolicyAgent", "play_agent_episodes"]
+__all__ = ["EpisodeStart", "StatelessAgent", "play_agent_episodes"]
 
 
-class PolicyAgent:
+class StatelessAgent:
     """A stateless policy (``act`` only, as `webshop_gym.agents.scripted.RulePolicy`) as an `Agent`."""
 
     def __init__(self, policy: Any) -> None:
