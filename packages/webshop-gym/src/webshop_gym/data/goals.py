@@ -260,13 +260,12 @@ def synthetic_plan(product: Product, synthetic: SyntheticInstruction, price: flo
 def combination_values(product: Product, plan: SyntheticPlan, index: int) -> tuple[str, ...]:
     """The ``index``-th combination of option values in `itertools.product` order.
 
-        >>> from webshop_gym.data.instructions import option_clause, price_clause
-    from webshop_gym.data.model import Product
-        >>> p = Product("A", "", "", "", (), "", (), {"size": ("s", "m"), "color": ("red", "blue")},
-        ...             {}, (), "", "", "", "", "")
-        >>> plan = SyntheticPlan(("color", "size"), 4, 0.0, "")
-        >>> [combination_values(p, plan, i) for i in range(4)]
-        [('red', 's'), ('red', 'm'), ('blue', 's'), ('blue', 'm')]
+    >>> from webshop_gym.data.model import Product
+    >>> p = Product("A", "", "", "", (), "", (), {"size": ("s", "m"), "color": ("red", "blue")},
+    ...             {}, (), "", "", "", "", "")
+    >>> plan = SyntheticPlan(("color", "size"), 4, 0.0, "")
+    >>> [combination_values(p, plan, i) for i in range(4)]
+    [('red', 's'), ('red', 'm'), ('blue', 's'), ('blue', 'm')]
     """
     values = []
     for name in reversed(plan.option_names):  # the last name varies fastest
