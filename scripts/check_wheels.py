@@ -47,10 +47,10 @@ import gymnasium as gym
 import torch
 import apo_agent
 from apo_agent.config import TrainConfig
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import collect_episodes
-from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
-from apo_agent.trainer import prompt_encoder
+from apo_agent.model.policy import LMPolicy
+from apo_agent.model.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import prompt_encoder
 assert "site-packages" in apo_agent.__file__
 import importlib.resources
 assert (importlib.resources.files("apo_agent") / "py.typed").is_file(), "no py.typed"

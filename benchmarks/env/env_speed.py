@@ -21,8 +21,8 @@ import gymnasium as gym
 
 import webshop_gym  # noqa: F401
 from benchmarks.machine import describe_machine
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.data.locations import find_webshop_1k
-from webshop_gym.scripted import ExpertPolicy
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -77,7 +77,7 @@ start = time.perf_counter()
 import json, sys
 import gymnasium as gym
 import webshop_gym
-from webshop_gym.scripted import RulePolicy, run_episode
+from webshop_gym.agents.scripted import RulePolicy, run_episode
 imported = time.perf_counter() - start
 store, episodes = sys.argv[1], int(sys.argv[2])
 env = gym.make("WebShop-Text-v0", catalog=store)

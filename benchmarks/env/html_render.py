@@ -3,7 +3,7 @@
     python -m benchmarks.env.html_render [--repeats 200]
 
 Renders the pages of expert episodes on the bundled catalogue's test goals with
-`webshop_gym.render_html.render_html` (templates already compiled, as after the first
+`webshop_gym.render.html.render_html` (templates already compiled, as after the first
 step of a process) and times `env.step` of ``WebShop-Mini-HTML-v0`` against
 ``WebShop-Mini-Text-v0`` over the same actions. (The original renders a template in
 6-9 ms and parses the HTML twice more per step.)
@@ -22,8 +22,8 @@ import gymnasium as gym
 
 import webshop_gym  # noqa: F401
 from benchmarks.markdown import table
-from webshop_gym.render_html import render_html
-from webshop_gym.scripted import ExpertPolicy
+from webshop_gym.agents.scripted import ExpertPolicy
+from webshop_gym.render.html import render_html
 from webshop_gym.shop import Page
 
 

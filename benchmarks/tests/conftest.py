@@ -20,6 +20,6 @@ def tiny_chat_model(tmp_path_factory) -> Path:
 @pytest.fixture(scope="session")
 def smollm2(tmp_path_factory) -> Path:
     """SmolLM2-135M-Instruct converted once per test session (about 10-30 s on 2 cores)."""
-    from apo_agent.pretrained import materialise_smollm2
+    from apo_agent.model.pretrained import materialise_smollm2
 
     return materialise_smollm2(tmp_path_factory.mktemp("models") / "SmolLM2-135M-Instruct")

@@ -18,8 +18,8 @@ MINI = env_spec("WebShop-Mini-Text-v0", "test")
 def apo_run(tmp_path_factory):
     """A run folder as apo-agent writes it: config.json and final-model/ (a tiny random model)."""
     from apo_agent.config import TrainConfig
-    from apo_agent.policy import LMPolicy
-    from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+    from apo_agent.model.policy import LMPolicy
+    from apo_agent.model.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
 
     env = gym.make("WebShop-Mini-Text-v0", split="train")
     tokenizer = train_tokenizer(shop_texts(env)[:300], vocab_size=500, whole_tokens=product_ids(env))
@@ -52,7 +52,7 @@ def test_apo_agent_is_reproducible_per_episode_seed(apo_run):
 def test_apo_agent_plays_a_lora_run(apo_run, tmp_path):
     """A run that trained LoRA adapters saves only them; the agent loads them onto their base."""
     from apo_agent.config import TrainConfig
-    from apo_agent.policy import LMPolicy
+    from apo_agent.model.policy import LMPolicy
 
     policy = LMPolicy.load(str(apo_run / "final-model"), lora_rank=4, with_reference=False)
     with torch.no_grad():  # adapters that change the answers, as trained ones do

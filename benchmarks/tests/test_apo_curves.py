@@ -39,10 +39,10 @@ def test_the_curves_plot(tmp_path):
 @pytest.fixture
 def run_with_checkpoints(tmp_path):
     """A run folder as the trainer leaves it: pi_ref saved, metrics for 4 steps, checkpoints at 2 and 4."""
-    from apo_agent.checkpoint import save_checkpoint
     from apo_agent.config import TrainConfig
-    from apo_agent.policy import LMPolicy
-    from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+    from apo_agent.model.policy import LMPolicy
+    from apo_agent.model.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+    from apo_agent.runtime.checkpoints import save_checkpoint
 
     env = gym.make("WebShop-Mini-Text-v0", split="train")
     tokenizer = train_tokenizer(shop_texts(env)[:300], vocab_size=500, whole_tokens=product_ids(env))

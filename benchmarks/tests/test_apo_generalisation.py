@@ -15,8 +15,8 @@ from benchmarks.training.apo_generalisation import main, markdown
 def run_folder(tmp_path_factory):
     """A finished run as apo-agent writes it: config.json, final-model/ and its pi_ref folder."""
     from apo_agent.config import TrainConfig
-    from apo_agent.policy import LMPolicy
-    from apo_agent.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
+    from apo_agent.model.policy import LMPolicy
+    from apo_agent.model.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
 
     env = gym.make("WebShop-Mini-Text-v0", split="train")
     tokenizer = train_tokenizer(shop_texts(env)[:300], vocab_size=500, whole_tokens=product_ids(env))
@@ -53,7 +53,7 @@ def test_a_folder_that_is_not_a_run_is_explained(tmp_path):
 
 
 def test_option_behaviour_counts_only_goals_that_name_options():
-    from apo_agent.rollout import Episode
+    from apo_agent.rollout.episodes import Episode
     from benchmarks.training.apo_generalisation import option_behaviour
     from webshop_gym.data.model import Goal
 

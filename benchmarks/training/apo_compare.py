@@ -46,10 +46,12 @@ from typing import Any
 import torch
 
 from apo_agent.__main__ import parse_config_value
-from apo_agent.checkpoint import latest_checkpoint
-from apo_agent.config import ALGORITHMS, PRESETS, TrainConfig
-from apo_agent.metrics import moving_average, read_metrics
-from apo_agent.pipeline import evaluate_reference, evaluate_saved, run_pipeline
+from apo_agent.config import ALGORITHMS, TrainConfig
+from apo_agent.evaluation import evaluate_reference
+from apo_agent.pipeline import evaluate_saved, run_pipeline
+from apo_agent.presets import PRESETS
+from apo_agent.runtime.checkpoints import latest_checkpoint
+from apo_agent.runtime.metrics import moving_average, read_metrics
 from benchmarks.intervals import BCA_MIN_SEEDS, METHODS, mean_interval
 from benchmarks.machine import describe_machine
 from benchmarks.training.apo_curves import (

@@ -27,9 +27,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from apo_agent.checkpoint import checkpoint_dir
 from apo_agent.config import TrainConfig
-from apo_agent.metrics import read_metrics
+from apo_agent.runtime.checkpoints import checkpoint_dir
+from apo_agent.runtime.metrics import read_metrics
 from benchmarks.intervals import BCA_MIN_SEEDS, METHODS, mean_interval, ratio_interval
 
 COLOURS = {"apo": "tab:blue", "grpo": "tab:orange"}

@@ -25,9 +25,10 @@ from typing import Any
 import gymnasium as gym
 
 from apo_agent.config import TrainConfig
-from apo_agent.pipeline import evaluate_saved_episodes, reference_folder
-from apo_agent.rollout import Episode
-from apo_agent.trainer import env_spec
+from apo_agent.pipeline import evaluate_saved_episodes
+from apo_agent.rollout.envs import env_spec
+from apo_agent.rollout.episodes import Episode
+from apo_agent.warm_start.reference import reference_folder
 from benchmarks.harness.agents.apo import run_folder
 from benchmarks.markdown import table
 from webshop_gym.reward import option_matches

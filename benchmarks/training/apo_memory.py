@@ -13,7 +13,7 @@ gradients, AdamW). The shapes:
 * ``last_observation``: one sequence per turn (the CPU demo's context).
 
 The settings compare scoring with full-vocabulary logits (``logit_chunk=0``, what the
-policy did before) with the chunked output head (`apo_agent.policy.LOGIT_CHUNK`), and
+policy did before) with the chunked output head (`apo_agent.model.policy.LOGIT_CHUNK`), and
 gradient checkpointing on and off.
 """
 
@@ -54,10 +54,10 @@ def measure(
     import torch
 
     from apo_agent.config import TrainConfig
-    from apo_agent.context import TokenSequence
+    from apo_agent.model.policy import LMPolicy
+    from apo_agent.model.sequences import TokenSequence
     from apo_agent.optimal_values import GoalValue
-    from apo_agent.policy import LMPolicy
-    from apo_agent.rollout import Episode
+    from apo_agent.rollout.episodes import Episode
     from apo_agent.trainer import apo_update
 
     torch.set_num_threads(1)

@@ -38,12 +38,13 @@ import torch
 
 import webshop_gym  # noqa: F401  (registers the ids)
 from apo_agent.config import TrainConfig
+from apo_agent.model.policy import LMPolicy, resolve_device
+from apo_agent.model.tiny import product_ids, shop_texts, train_tokenizer
 from apo_agent.objectives import grpo_advantages
 from apo_agent.optimal_values import GoalValue
-from apo_agent.policy import LMPolicy, resolve_device
-from apo_agent.rollout import collect_episodes
-from apo_agent.tiny import product_ids, shop_texts, train_tokenizer
-from apo_agent.trainer import apo_update, grpo_update, prompt_encoder
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import prompt_encoder
+from apo_agent.trainer import apo_update, grpo_update
 from benchmarks.machine import describe_machine
 from benchmarks.markdown import table
 

@@ -26,7 +26,7 @@ from typing import Any
 
 from apo_agent.__main__ import parse_config_value
 from apo_agent.config import ALGORITHMS, TrainConfig
-from apo_agent.metrics import read_metrics
+from apo_agent.runtime.metrics import read_metrics
 from benchmarks.machine import describe_machine
 from benchmarks.training.apo_compare import (
     LABELS,

@@ -16,7 +16,7 @@ import statistics
 from pathlib import Path
 from typing import Any
 
-from apo_agent.metrics import read_metrics
+from apo_agent.runtime.metrics import read_metrics
 
 
 def run_costs(folder: Path) -> dict[str, Any] | None:

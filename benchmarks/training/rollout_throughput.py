@@ -33,12 +33,13 @@ import gymnasium as gym
 import torch
 
 import webshop_gym  # noqa: F401  (registers the ids)
-from apo_agent.config import PRESETS, TrainConfig
-from apo_agent.context import PromptEncoder
+from apo_agent.config import TrainConfig
 from apo_agent.engines import ENGINES, RolloutEngine, make_engine
-from apo_agent.policy import LMPolicy
-from apo_agent.rollout import collect_episodes
-from apo_agent.trainer import env_spec, prompt_encoder
+from apo_agent.model.policy import LMPolicy
+from apo_agent.presets import PRESETS
+from apo_agent.rollout.envs import env_spec
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import PromptEncoder, prompt_encoder
 from benchmarks.machine import describe_machine
 from shared_prompts import PromptConfig
 
@@ -47,13 +48,13 @@ WARM_UP_EPISODES = 2
 
 def load_policy(arguments: argparse.Namespace) -> LMPolicy:
     if arguments.arch is not None:
-        from apo_agent.tiny import product_ids, shop_texts, train_tokenizer
+        from apo_agent.model.tiny import product_ids, shop_texts, train_tokenizer
         from benchmarks.training.apo_throughput import build_policy
 
         env = gym.make("WebShop-Mini-Text-v0", split="train")
         tokenizer = train_tokenizer(shop_texts(env), vocab_size=3000, whole_tokens=product_ids(env))
         return build_policy(arguments.arch, arguments.device, tokenizer)
-    from apo_agent.pretrained import materialise_smollm2
+    from apo_agent.model.pretrained import materialise_smollm2
 
     model = str(materialise_smollm2()) if arguments.model == "smollm2" else arguments.model
     return LMPolicy.load(model, device=arguments.device, with_reference=False)

@@ -13,8 +13,9 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from apo_agent.config import PRESETS, TrainConfig
+from apo_agent.config import TrainConfig
 from apo_agent.pipeline import build_reference
+from apo_agent.presets import PRESETS
 from benchmarks.training.apo_compare import parse_overrides
 
 

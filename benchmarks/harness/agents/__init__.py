@@ -13,7 +13,7 @@ import inspect
 import typing
 from collections.abc import Mapping
 
-from benchmarks.harness.agents.base import Agent, AgentFactory, BatchActing
+from webshop_gym.agents.protocol import Agent, AgentFactory, BatchActing
 
 AGENTS: dict[str, str] = {
     "random": "benchmarks.harness.agents.random_agent",

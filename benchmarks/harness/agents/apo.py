@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from apo_agent.agent import PolicyAgent, is_model_folder, run_folder
-from benchmarks.harness.agents.base import AgentFactory
+from webshop_gym.agents.protocol import AgentFactory
 
 __all__ = ["DEFAULT_RUN", "APOAgent", "factory", "is_model_folder", "run_folder"]
 

@@ -28,8 +28,8 @@ from apo_agent.model.answer_regex import (
     answer_token_budget,
 )
 from apo_agent.model.constrained import PageActions
-from benchmarks.harness.agents.base import AgentFactory
 from shared_prompts import PromptConfig
+from webshop_gym.agents.protocol import AgentFactory
 
 __all__ = [
     "MAX_QUERY_CHARS",

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import random
 
-from benchmarks.harness.agents.base import AgentFactory, Info
 from webshop_gym.actions import SEARCH_PLACEHOLDER, search_action
-from webshop_gym.wrappers import FILLER_WORDS
+from webshop_gym.agents.pages import FILLER_WORDS
+from webshop_gym.agents.protocol import AgentFactory, Info
 
 QUERY_WORDS = (2, 5)  # how many words a random query has (inclusive range)
 

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from benchmarks.harness.agents.base import AgentFactory, Info
-from webshop_gym.scripted import RulePolicy
+from webshop_gym.agents.protocol import AgentFactory, Info
+from webshop_gym.agents.scripted import RulePolicy
 
 
 class RuleAgent:
-    """`webshop_gym.scripted.RulePolicy` behind the agent protocol (it keeps no state)."""
+    """`webshop_gym.agents.scripted.RulePolicy` behind the agent protocol (it keeps no state)."""
 
     def __init__(self) -> None:
         self._policy = RulePolicy()

@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.harness.agents.base import AgentFactory, Info
+from webshop_gym.agents.protocol import AgentFactory, Info
 from webshop_gym.wrappers import EncoderConfig, encode
 
 DEFAULT_POLICY = Path(__file__).resolve().parents[2] / "results" / "sb3" / "policy.zip"

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from apo_agent.__main__ import parse_arguments, parse_config_value
-from apo_agent.config import PRESETS, TrainConfig
+from apo_agent.config import TrainConfig
+from apo_agent.presets import PRESETS
 
 
 def test_no_arguments_is_the_cpu_demo():

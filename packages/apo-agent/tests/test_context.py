@@ -10,7 +10,7 @@ from apo_agent.model.policy import LMPolicy
 from apo_agent.rollout.episodes import collect_episodes
 from apo_agent.rollout.tokens import PromptEncoder, TokenSequence
 from shared_prompts import PromptConfig, format_model_output
-from webshop_gym.scripted import ExpertPolicy
+from webshop_gym.agents.scripted import ExpertPolicy
 
 
 def expert_episode(tokenizer, context):

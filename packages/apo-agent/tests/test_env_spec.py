@@ -10,7 +10,8 @@ import pytest
 
 from apo_agent.config import TrainConfig
 from apo_agent.optimal_values import ReferenceRewardCache
-from apo_agent.trainer import _reference_cache_key, env_spec
+from apo_agent.rollout.envs import env_spec
+from apo_agent.trainer import _reference_cache_key
 
 # Keys and file names computed by the code before `EnvSpec` became Gymnasium's.
 PINNED = [

@@ -22,13 +22,14 @@ import gymnasium as gym
 import torch
 
 import webshop_gym  # noqa: F401
-from apo_agent.context import EpisodeContext, PromptEncoder, TokenSequence
 from apo_agent.engines import TransformersEngine, make_engine
+from apo_agent.engines.base import Sample
 from apo_agent.engines.vllm import VLLMEngine
-from apo_agent.generation import Sample
-from apo_agent.policy import LMPolicy, add_lora
-from apo_agent.pretrained import materialise_smollm2
-from apo_agent.rollout import collect_episodes
+from apo_agent.model.policy import LMPolicy, add_lora
+from apo_agent.model.pretrained import materialise_smollm2
+from apo_agent.model.sequences import TokenSequence
+from apo_agent.rollout.episodes import collect_episodes
+from apo_agent.rollout.tokens import EpisodeContext, PromptEncoder
 from shared_prompts import PromptConfig, parse_model_output
 
 # float32 on both sides: vLLM's CPU kernels and transformers differ by rounding only.

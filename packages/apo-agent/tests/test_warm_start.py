@@ -20,7 +20,7 @@ from apo_agent.warm_start import (
 )
 from shared_prompts import PromptConfig
 from webshop_gym.actions import clicked_product
-from webshop_gym.scripted import run_episode
+from webshop_gym.agents.scripted import run_episode
 
 
 def play(skip_options_prob, random_action_prob, goals=range(40)):

@@ -6,8 +6,8 @@ import pytest
 
 from shared_prompts import PromptConfig, system_prompt, turn_prompt
 from webshop_gym.actions import ACTION_KINDS, SEARCH_PLACEHOLDER
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.scripted import ExpertPolicy
 
 
 def pages_of_an_expert_episode():

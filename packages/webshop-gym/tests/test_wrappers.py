@@ -11,16 +11,9 @@ import pytest
 from gymnasium.utils.env_checker import check_env
 
 import webshop_gym  # noqa: F401
+from webshop_gym.agents.pages import instruction_query, price_bounds, read_item, read_results
 from webshop_gym.agents.scripted import ExpertPolicy
-from webshop_gym.wrappers import (
-    DiscreteActions,
-    EncoderConfig,
-    encode,
-    instruction_query,
-    price_bounds,
-    read_item,
-    read_results,
-)
+from webshop_gym.wrappers import DiscreteActions, EncoderConfig, encode
 
 
 @pytest.fixture

@@ -20,7 +20,8 @@ import sys
 import typing
 from typing import Any
 
-from apo_agent.config import PRESETS, TrainConfig
+from apo_agent.config import TrainConfig
+from apo_agent.presets import PRESETS
 
 
 def parse_config_value(name: str, text: str) -> Any:

@@ -1,7 +1,7 @@
 """Episodes from an LLM policy, many envs at once, through the Gymnasium vector API.
 
 `collect_episodes` plays one episode per ``(goal_index, seed)`` request on webshop-gym's
-`webshop_gym.vector.play_episodes` (the engine the benchmark runner uses too): a
+`webshop_gym.agents.scheduler.play_episodes` (the engine the benchmark runner uses too): a
 ``SyncVectorEnv`` over ``len(envs)`` envs, each slot reset to its own goal. Every round
 the rollout engine (`apo_agent.engines`: transformers or vLLM) answers all running episodes
 in one batched call, and a slot whose episode ended starts the next request at once (so long
@@ -26,7 +26,7 @@ from apo_agent.model.policy import LMPolicy
 from apo_agent.model.sequences import TokenSequence
 from apo_agent.rollout.tokens import EpisodeContext, PromptEncoder
 from shared_prompts import action_from_answer
-from webshop_gym.vector import EpisodeStart, Step, Turn, play_episodes
+from webshop_gym.agents.scheduler import EpisodeStart, Step, Turn, play_episodes
 
 
 @dataclass

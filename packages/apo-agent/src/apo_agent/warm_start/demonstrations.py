@@ -40,8 +40,8 @@ from apo_agent.rollout.tokens import PromptEncoder
 from apo_agent.runtime.seeding import demonstration_seed, variant_demonstration_seed
 from shared_prompts import format_model_output
 from webshop_gym.actions import click_action, clicked_product
+from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.data.model import Goal
-from webshop_gym.scripted import ExpertPolicy
 
 _BUY = click_action("buy now")
 
