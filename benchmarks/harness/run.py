@@ -56,7 +56,6 @@ from webshop_gym.trajectories import Episode, write_trajectories
 
 __all__ = [
     "DEFAULT_OBSERVATION_CHARS",
-    "EnvSpec",
     "env_spec",
     "episode_file",
     "main",
@@ -80,9 +79,6 @@ def env_spec(env_id: str, split: str = "test", kwargs: Mapping[str, Any] | None 
     """
     registered = gym.spec(env_id)
     return dataclasses.replace(registered, kwargs={**registered.kwargs, "split": split, **(kwargs or {})})
-
-
-EnvSpec = env_spec  # the name of the runner's own spec class, which Gymnasium's replaced
 
 
 def spec_split(spec: GymEnvSpec) -> str:

@@ -15,10 +15,10 @@ import pytest
 
 from benchmarks.harness.agents import make_factory
 from benchmarks.harness.agents.llm import LLMAgent
-from benchmarks.harness.run import EnvSpec, run_agent
+from benchmarks.harness.run import env_spec, run_agent
 from shared_prompts import action_from_answer, format_model_output
 
-MINI = EnvSpec("WebShop-Mini-Text-v0", "test")
+MINI = env_spec("WebShop-Mini-Text-v0", "test")
 
 
 def test_tiny_transformers_model_plays_two_episodes(tiny_chat_model):
@@ -265,7 +265,7 @@ def test_http_client_says_to_wait_longer_when_the_server_is_slow():
 
 
 # ---- SmolLM2-135M-Instruct: the real tokenizer, chat template and weights ------------------------
-REAL = EnvSpec("WebShop-Mini-Text-v0", "test", {"max_steps": 3})
+REAL = env_spec("WebShop-Mini-Text-v0", "test", {"max_steps": 3})
 
 
 def _steps(record):

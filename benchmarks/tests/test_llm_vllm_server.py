@@ -22,9 +22,9 @@ import pytest
 pytest.importorskip("vllm")
 
 from benchmarks.harness.agents import make_factory
-from benchmarks.harness.run import EnvSpec, run_agent
+from benchmarks.harness.run import env_spec, run_agent
 
-SHORT = EnvSpec("WebShop-Mini-Text-v0", "test", {"max_steps": 3})
+SHORT = env_spec("WebShop-Mini-Text-v0", "test", {"max_steps": 3})
 SERVED_NAME = "SmolLM2-135M-Instruct"
 START_TIMEOUT_S = 600
 
