@@ -28,25 +28,16 @@ CHECKED += [ROOT / "scripts", ROOT / "noxfile.py"]
 # (test_config_sections.py checks old paths through importlib, which this test does not read.)
 OLD_PATH_TESTS = {"packages/webshop-gym/tests/test_moved_modules.py"}
 
-# Callers of `apo_agent.pipeline`'s former evaluation helpers, left as they are: each helper takes
-# other arguments than `evaluate` (stride, ``.summary()``), and the tests replace
-# ``apo_agent.pipeline.evaluate_checkpoint`` / ``apo_compare.evaluate_saved`` to count calls.
-KEPT_CALLERS = {
-    ("benchmarks/training/apo_compare.py", "evaluate_saved"),
-    ("benchmarks/training/apo_curves.py", "evaluate_checkpoint"),
-    ("benchmarks/training/apo_generalisation.py", "evaluate_saved_episodes"),
-}
-
 # Names that moved out of a real module but stay importable from it: module -> {name: new home}.
 MOVED_NAMES = {
     "webshop_gym.wrappers": dict.fromkeys(
         pages.__all__,  # the page readers moved out of wrappers whole
         "webshop_gym.agents.pages",
     ),
-    "apo_agent.pipeline": dict.fromkeys(
-        ["evaluate_on_split", "evaluate_saved", "evaluate_saved_episodes", "evaluate_checkpoint"],
-        "apo_agent.evaluation.evaluate",
-    ),
+    "apo_agent.pipeline": {
+        "build_reference": "apo_agent.warm_start.reference",
+        "evaluate_reference": "apo_agent.evaluation",
+    },
     "apo_agent.rollout": {
         "EnvSpec": "apo_agent.rollout.envs",
         "make_envs": "apo_agent.rollout.envs",
@@ -137,7 +128,7 @@ def imports_of_old_paths(path: Path, tree: ast.AST, offset: int, thin: dict[str,
                 submodule = f"{base}.{alias.name}"
                 if submodule in thin:
                     problems.append(f"{where}: from {base} import {alias.name} ({thin[submodule]})")
-                elif alias.name in MOVED_NAMES.get(base, {}) and (file, alias.name) not in KEPT_CALLERS:
+                elif alias.name in MOVED_NAMES.get(base, {}):
                     new = MOVED_NAMES[base][alias.name]
                     problems.append(f"{where}: from {base} import {alias.name} (moved to {new})")
     return problems
@@ -171,8 +162,6 @@ def test_moved_names_are_still_in_their_old_module(module):
 def test_the_exceptions_still_exist():
     for test in OLD_PATH_TESTS:
         assert (ROOT / test).is_file(), f"{test} is gone: drop it from OLD_PATH_TESTS"
-    for file, name in KEPT_CALLERS:
-        assert name in (ROOT / file).read_text(), f"{file} no longer uses {name}: drop it from KEPT_CALLERS"
 
 
 def test_an_old_path_is_named_with_its_line():

@@ -9,6 +9,7 @@ import json
 import math
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -509,11 +510,11 @@ def test_later_rounds_are_drawn_on_from_where_the_round_before_ended(tmp_path):
 def test_a_trained_policy_is_evaluated_sampled_once(tmp_path, monkeypatch):
     calls = []
 
-    def evaluate(config, model, description):
+    def evaluate(model, config, *, description):
         calls.append((config.eval_temperature, model))
-        return {"success": 30.0}
+        return SimpleNamespace(summary=lambda: {"success": 30.0})
 
-    monkeypatch.setattr(apo_compare, "evaluate_saved", evaluate)
+    monkeypatch.setattr(apo_compare, "evaluate", evaluate)
     monkeypatch.setattr(apo_compare, "evaluate_reference", lambda config, path: {"success": 20.0})
     config = TrainConfig.from_preset("cpu-demo", output_dir=str(tmp_path))
     run = {"test": {"trained": {"success": 35.0}}, "final_model": "m", "reference_model": "r"}
@@ -533,16 +534,16 @@ def test_bca_over_seeds_needs_ten_seeds():
 
 
 def test_a_run_cut_short_by_a_cpu_budget_ends_its_test_curve_at_its_final_model(tmp_path, monkeypatch):
-    import apo_agent.pipeline
+    import apo_agent.evaluation
     from benchmarks.training.apo_curves import success_curve
 
     evaluated = []
 
-    def evaluate_checkpoint(config, reference, checkpoint, description):
+    def evaluate(reference, config, *, checkpoint, description):
         evaluated.append(checkpoint.name)
-        return {"success": 25.0}
+        return SimpleNamespace(success=25.0)
 
-    monkeypatch.setattr(apo_agent.pipeline, "evaluate_checkpoint", evaluate_checkpoint)
+    monkeypatch.setattr(apo_agent.evaluation, "evaluate", evaluate)
     config = TrainConfig.from_preset("cpu-demo", output_dir=str(tmp_path), steps=8, checkpoint_every=2)
     rows = ["step,episodes,wall_time_s,cpu_time_s", "0,0,0.0,0.0"]
     rows += [f"{step},{32 * step},{10.0 * step},{8.0 * step}" for step in (1, 2, 3)]  # budget spent at 3

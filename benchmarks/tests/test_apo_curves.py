@@ -87,10 +87,10 @@ def test_a_run_is_evaluated_at_each_checkpoint_once(run_with_checkpoints, monkey
     cached = json.loads((Path(config.output_dir) / "test-curve.json").read_text())
     assert list(cached["successes"]) == ["2"]
 
-    import apo_agent.pipeline
+    import apo_agent.evaluation
 
     def must_not_run(*args, **kwargs):
         raise AssertionError("the checkpoint was evaluated again")
 
-    monkeypatch.setattr(apo_agent.pipeline, "evaluate_checkpoint", must_not_run)
+    monkeypatch.setattr(apo_agent.evaluation, "evaluate", must_not_run)
     assert success_curve(config, run) == points

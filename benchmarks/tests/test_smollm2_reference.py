@@ -7,8 +7,8 @@ import json
 
 import pytest
 
-from apo_agent import pipeline
 from apo_agent.config import TrainConfig
+from apo_agent.warm_start import reference
 from benchmarks.training import smollm2_reference
 
 
@@ -16,12 +16,12 @@ def test_a_folder_holding_this_pi_ref_is_reused_and_its_path_printed(tmp_path, m
     folder = tmp_path / "pi-ref"
     expected = TrainConfig.from_preset("smollm2-cpu", seed=3, demo_goals=8, reference_dir=str(folder))
     folder.mkdir()
-    (folder / "reference.json").write_text(json.dumps({"settings": pipeline.reference_settings(expected)}))
+    (folder / "reference.json").write_text(json.dumps({"settings": reference.reference_settings(expected)}))
 
     def built_again(*args, **kwargs):
         raise RuntimeError("pi_ref built again")
 
-    monkeypatch.setattr(pipeline, "collect_demonstrations", built_again)
+    monkeypatch.setattr(reference, "collect_demonstrations", built_again)
     smollm2_reference.main(["--folder", str(folder), "--seed", "3", "--set", "demo_goals=8"])
     assert capsys.readouterr().out.strip().splitlines()[-1] == str(folder)
     # Other warm-start settings are another pi_ref: this one is not passed off as it.

@@ -47,8 +47,8 @@ import torch
 
 from apo_agent.__main__ import parse_config_value
 from apo_agent.config import ALGORITHMS, TrainConfig
-from apo_agent.evaluation import evaluate_reference
-from apo_agent.pipeline import evaluate_saved, run_pipeline
+from apo_agent.evaluation import evaluate, evaluate_reference
+from apo_agent.pipeline import run_pipeline
 from apo_agent.presets import PRESETS
 from apo_agent.runtime.checkpoints import latest_checkpoint
 from apo_agent.runtime.metrics import moving_average, read_metrics
@@ -138,7 +138,7 @@ def needed_entries(config: TrainConfig, policy: str) -> list[str]:
     preset evaluates greedily, the test curve of a first round that keeps checkpoints.
 
     A LoRA run's checkpoints resume it but draw no curve: they hold adapters, which
-    `apo_agent.pipeline.evaluate_checkpoint` does not read."""
+    `apo_agent.evaluation.evaluate` does not read."""
     needed = ["test"]
     if config.eval_temperature != SAMPLED:
         needed.append("test_sampled")
@@ -334,7 +334,9 @@ def evaluate_sampled(config: TrainConfig, run: dict[str, Any]) -> dict[str, Any]
     key = {"trained": run["test"]["trained"], "temperature": SAMPLED, "test_goals": config.test_goals}
     stored = json.loads(path.read_text()) if path.is_file() else {}
     if stored.get("key") != key:
-        trained = evaluate_saved(sampled, run["final_model"], "test evaluation, sampled: trained")
+        trained = evaluate(
+            run["final_model"], sampled, description="test evaluation, sampled: trained"
+        ).summary()
         stored = {"key": key, "trained": trained}
         path.write_text(json.dumps(stored, indent=1))
     return {"reference": evaluate_reference(sampled, run["reference_model"]), "trained": stored["trained"]}

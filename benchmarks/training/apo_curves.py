@@ -62,7 +62,7 @@ def success_curve(config: TrainConfig, run: Mapping[str, Any]) -> list[CurvePoin
     Evaluations are kept in ``<output_dir>/test-curve.json`` and reused while the run and the
     evaluation settings stay the same; the last checkpoint is the final model, whose test
     result the pipeline already has."""
-    from apo_agent.pipeline import evaluate_checkpoint
+    from apo_agent.evaluation import evaluate
 
     output_dir = Path(config.output_dir)
     cache_path = output_dir / "test-curve.json"
@@ -88,13 +88,13 @@ def success_curve(config: TrainConfig, run: Mapping[str, Any]) -> list[CurvePoin
         elif str(step) in successes:
             success = successes[str(step)]
         else:
-            result = evaluate_checkpoint(
-                config,
+            result = evaluate(
                 run["reference_model"],
-                checkpoint_dir(output_dir, step),
-                f"test evaluation: {config.algorithm} step {step}",
+                config,
+                checkpoint=checkpoint_dir(output_dir, step),
+                description=f"test evaluation: {config.algorithm} step {step}",
             )
-            success = successes[str(step)] = float(result["success"])
+            success = successes[str(step)] = result.success
             cache_path.write_text(json.dumps({"key": key, "successes": successes}, indent=1))
         points.append(
             CurvePoint(

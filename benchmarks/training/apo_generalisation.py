@@ -25,7 +25,7 @@ from typing import Any
 import gymnasium as gym
 
 from apo_agent.config import TrainConfig
-from apo_agent.pipeline import evaluate_saved_episodes
+from apo_agent.evaluation import evaluate
 from apo_agent.rollout.envs import env_spec
 from apo_agent.rollout.episodes import Episode
 from apo_agent.warm_start.reference import reference_folder
@@ -49,7 +49,8 @@ def measure(run: Path, stride: int) -> dict[str, dict[str, Any]]:
     for name, path in policies.items():
         results[name] = {}
         for split in SPLITS:
-            evaluation = evaluate_saved_episodes(config, path, f"{name} on {split}", split, stride)
+            every = None if split == "test" else slice(None, None, stride)  # test: its first test_goals
+            evaluation = evaluate(path, config, split=split, goals=every, description=f"{name} on {split}")
             options = option_behaviour(evaluation.episodes, goals[split])
             results[name][split] = {**evaluation.summary(), **options}
     return results

@@ -14,8 +14,8 @@ import argparse
 from pathlib import Path
 
 from apo_agent.config import TrainConfig
-from apo_agent.pipeline import build_reference
 from apo_agent.presets import PRESETS
+from apo_agent.warm_start.reference import build_reference
 from benchmarks.training.apo_compare import parse_overrides
 
 

@@ -102,14 +102,7 @@ def test_the_command_line_keys_stay_flat():
         ("apo_agent.warm_start", ["NoisyExpert", "collect_demonstrations", "supervised_warm_start"]),
         ("apo_agent.config", ["PRESETS", "ALGORITHMS", "TrainConfig"]),
         ("apo_agent.trainer", ["env_spec", "prompt_encoder", "split_goals", "apo_update", "grpo_update"]),
-        (
-            "apo_agent.pipeline",
-            ["build_reference", "evaluate_saved", "evaluate_saved_episodes", "evaluate_checkpoint"],
-        ),
-        (
-            "apo_agent.pipeline",
-            ["evaluate_reference", "evaluate_on_split", "reference_folder", "run_pipeline"],
-        ),
+        ("apo_agent.pipeline", ["build_reference", "evaluate_reference", "run_pipeline"]),
     ],
 )
 def test_the_old_import_paths_keep_working(old, names):

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 
 from apo_agent.config import TrainConfig
-from apo_agent.pipeline import build_reference
 from apo_agent.runtime.lock import FolderInUseError, locked_folder
 from apo_agent.trainer import train
+from apo_agent.warm_start.reference import build_reference
 
 # A second process that holds `folder` until `release` exists, then writes `released` and lets go.
 HOLDER = textwrap.dedent(
@@ -120,16 +120,16 @@ def test_training_into_a_busy_output_dir_fails_before_writing(tmp_path, holder, 
 
 def test_a_shared_reference_dir_is_waited_for_and_then_reused(tmp_path, holder, monkeypatch):
     """The other process builds pi_ref while this one waits; this one then reuses it."""
-    from apo_agent import pipeline
+    from apo_agent.warm_start import reference
 
     def no_build(*args, **kwargs):
         raise AssertionError("pi_ref was built again")
 
-    monkeypatch.setattr(pipeline, "collect_demonstrations", no_build)
+    monkeypatch.setattr(reference, "collect_demonstrations", no_build)
     config = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"))
     _, release = holder(tmp_path / "ref")
     # The holder "finishes" pi_ref: its record appears, then it lets go.
-    record = {"settings": pipeline.reference_settings(config)}
+    record = {"settings": reference.reference_settings(config)}
     writer = (
         "import json, time; time.sleep(0.3); "
         f"open({str(tmp_path / 'ref' / 'reference.json')!r}, 'w').write(json.dumps({record!r})); "

@@ -199,7 +199,7 @@ def test_a_stage_one_top_up_samples_new_episodes(tmp_path, tiny_model_dir, token
 def test_pi_ref_is_evaluated_once_per_evaluation_key(tmp_path, monkeypatch):
     import dataclasses
 
-    from apo_agent import evaluation, pipeline
+    from apo_agent import evaluation
     from apo_agent.config import TrainConfig
 
     calls = []
@@ -212,10 +212,10 @@ def test_pi_ref_is_evaluated_once_per_evaluation_key(tmp_path, monkeypatch):
     monkeypatch.setattr(evaluation, "evaluate", fake_evaluation)
     greedy = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
     sampled = dataclasses.replace(greedy, eval_temperature=1.0)
-    assert pipeline.evaluate_reference(greedy, "ref")["success"] == 10.0
-    assert pipeline.evaluate_reference(sampled, "ref")["success"] == 11.0
-    assert pipeline.evaluate_reference(greedy, "ref")["success"] == 10.0
-    assert pipeline.evaluate_reference(sampled, "ref")["success"] == 11.0
+    assert evaluation.evaluate_reference(greedy, "ref")["success"] == 10.0
+    assert evaluation.evaluate_reference(sampled, "ref")["success"] == 11.0
+    assert evaluation.evaluate_reference(greedy, "ref")["success"] == 10.0
+    assert evaluation.evaluate_reference(sampled, "ref")["success"] == 11.0
     assert calls == [0.0, 1.0]
 
 
@@ -224,8 +224,9 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
     for another variant."""
     import dataclasses
 
-    from apo_agent import evaluation, pipeline
+    from apo_agent import evaluation
     from apo_agent.config import TrainConfig
+    from apo_agent.warm_start import reference
 
     def no_build(*args, **kwargs):
         raise AssertionError("pi_ref was built again")
@@ -236,23 +237,23 @@ def test_one_pi_ref_serves_every_reward_variant(tmp_path, monkeypatch):
         calls.append(config.reward)
         return SimpleNamespace(summary=lambda: {"success": 20.0, "goals": 100})
 
-    monkeypatch.setattr(pipeline, "collect_demonstrations", no_build)
+    monkeypatch.setattr(reference, "collect_demonstrations", no_build)
     monkeypatch.setattr(evaluation, "evaluate", fake_evaluation)
     original = TrainConfig.from_preset("cpu-demo", reference_dir=str(tmp_path / "ref"), eval_temperature=0.0)
     binary = dataclasses.replace(original, reward="binary")
-    settings = pipeline.reference_settings(original)
+    settings = reference.reference_settings(original)
     (tmp_path / "ref").mkdir()
     (tmp_path / "ref" / "reference.json").write_text(json.dumps({"settings": settings}))
-    assert pipeline.build_reference(binary) == str(tmp_path / "ref")
+    assert reference.build_reference(binary) == str(tmp_path / "ref")
     key = {"reference": settings, "test_goals": None, "eval_temperature": 0.0}
     (tmp_path / "ref" / "test-evaluation.json").write_text(
         json.dumps({"evaluations": [{"key": key, "result": {"success": 18.0}}]})
     )
-    assert pipeline.evaluate_reference(binary, str(tmp_path / "ref"))["success"] == 18.0
+    assert evaluation.evaluate_reference(binary, str(tmp_path / "ref"))["success"] == 18.0
     assert calls == []
     # What does decide pi_ref still counts: other demonstrations are another pi_ref.
     with pytest.raises(AssertionError, match="built again"):
-        pipeline.build_reference(dataclasses.replace(binary, demo_skip_options_prob=0.2))
+        reference.build_reference(dataclasses.replace(binary, demo_skip_options_prob=0.2))
 
 
 def test_option_variant_goals_join_both_stages(tmp_path, warm_model_dir, tiny_config, monkeypatch):

@@ -3,8 +3,8 @@
 * `demonstrations`: the imperfect privileged demonstrator (`NoisyExpert`), its recorded
   episodes and the option variants of goals;
 * `supervised`: the supervised updates (`supervised_warm_start`);
-* `reference`: what decides pi_ref and where it is kept (`reference_settings`,
-  `reference_folder`); `apo_agent.pipeline.build_reference` builds it from these parts.
+* `reference`: what decides pi_ref, where it is kept (`reference_settings`,
+  `reference_folder`), and `build_reference`, which makes it from these parts.
 
 The names of the former module ``apo_agent.warm_start`` stay importable from here.
 """
