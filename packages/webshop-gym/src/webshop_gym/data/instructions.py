@@ -26,8 +26,10 @@ __all__ = ["option_clause", "price_clause", "split_option_clause", "split_price_
 
 # Lenient on case, spacing and thousands separators: agents also read instructions people type.
 _PRICE_CLAUSE = re.compile(r",?\s*and price lower than\s*([\d.,]+)\s*dollars\s*$", re.I)
-# Where spelled-out options begin: " with " before the first "name: ".
-_OPTION_CLAUSE = re.compile(r"\swith (?=[a-z][\w ]*: )", re.I)
+# Where spelled-out options begin: the " with " right before the first "name: ". A name holds
+# no " with " itself, so a product instruction's own " with " ("shorts with drawstring closure
+# with size: medium") stays in the request.
+_OPTION_CLAUSE = re.compile(r"\swith (?=[a-z](?:(?! with )[\w ])*: )", re.I)
 _OPTION_SEPARATOR = ", and "
 
 
@@ -75,14 +77,13 @@ def split_option_clause(text: str) -> tuple[str, dict[str, str]]:
     """Text (without price clause) split into what comes before its spelled-out options, and
     the options, name (lower case) -> value; no options: the text and ``{}``.
 
-    The clause is read from the first " with " that a ``name:`` follows, so where the
-    product instruction holds " with " itself, its words after it come back as part of the
-    first option's name (a third of the mini catalogue's synthetic goals):
+    The clause starts at the " with " right before the first ``name:``, so a product
+    instruction that holds " with " itself keeps it:
 
     >>> split_option_clause("a hoodie with color: black, and size: x-large")
     ('a hoodie', {'color': 'black', 'size': 'x-large'})
     >>> split_option_clause("shorts with drawstring closure with size: medium")
-    ('shorts', {'drawstring closure with size': 'medium'})
+    ('shorts with drawstring closure', {'size': 'medium'})
     """
     found = _OPTION_CLAUSE.search(text)
     if found is None:
