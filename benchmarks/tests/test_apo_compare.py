@@ -13,6 +13,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+import torch
 from scipy import stats
 
 import benchmarks.training.apo_compare as apo_compare
@@ -597,3 +598,19 @@ def test_only_full_fine_tuning_runs_with_checkpoints_draw_a_test_curve(tmp_path)
         config = apo_compare.run_config(preset, overrides, 0, "apo", tmp_path, tmp_path)
         expected = ["test", "test_sampled"] + (["test_curve"] if curve else [])
         assert apo_compare.needed_entries(config, "apo") == expected, (preset, overrides)
+
+
+def test_a_run_of_more_steps_goes_on_from_a_shorter_runs_checkpoint(tmp_path):
+    from apo_agent.runtime.checkpoints import checkpoint_dir
+
+    config = TrainConfig.from_preset("cpu-demo", output_dir=str(tmp_path), steps=96)
+    assert not apo_compare.can_resume(config)  # no checkpoint yet
+    folder = checkpoint_dir(tmp_path, 96)
+    folder.mkdir(parents=True)
+    stored = json.loads(json.dumps(dataclasses.asdict(config), default=str))
+    torch.save({"step": 96, "config": stored}, folder / "state.pt")
+    assert apo_compare.can_resume(config)
+    assert apo_compare.can_resume(dataclasses.replace(config, steps=400, torch_threads=2))
+    # A shorter run would end before the checkpoint; other training settings are another run.
+    assert not apo_compare.can_resume(dataclasses.replace(config, steps=64))
+    assert not apo_compare.can_resume(dataclasses.replace(config, steps=400, learning_rate=1e-3))

@@ -271,12 +271,21 @@ def _read_results(path: Path) -> dict[str, Any] | None:
 
 def can_resume(config: TrainConfig) -> bool:
     """Whether the run folder's latest checkpoint was made with ``config``'s training settings:
-    a run stopped part-way (a session's end) goes on from it; one of other settings is ignored."""
+    a run stopped part-way (a session's end) goes on from it; one of other settings is ignored.
+
+    A run of more ``steps`` also goes on from a shorter run's checkpoint, since ``steps`` only
+    bounds the loop (the learning rate is constant, and a resumed run matches an uninterrupted
+    one bit for bit: apo-agent's test_resume_gives_the_same_next_step_loss_as_an_uninterrupted_run).
+    That is how a finished run is given more steps, e.g. to spend the CPU budget it left."""
     checkpoint = latest_checkpoint(config.output_dir)
     if checkpoint is None:
         return False
-    stored = torch.load(checkpoint / "state.pt", map_location="cpu", weights_only=False)
-    return same_training({"config": stored.get("config")}, config)
+    stored = dict(
+        torch.load(checkpoint / "state.pt", map_location="cpu", weights_only=False).get("config") or {}
+    )
+    if int(stored.get("steps", config.steps)) <= config.steps:
+        stored["steps"] = config.steps
+    return same_training({"config": stored}, config)
 
 
 def same_training(results: dict[str, Any], config: TrainConfig) -> bool:
