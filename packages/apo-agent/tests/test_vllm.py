@@ -14,6 +14,7 @@ import copy
 import dataclasses
 import time
 
+import numpy as np
 import pytest
 
 pytest.importorskip("vllm")
@@ -182,6 +183,34 @@ def test_a_whole_action_budget_past_max_model_len_ends_with_the_context(policy, 
     options = dict(max_new_tokens=4, temperature=0.0, constraints=[context.constraint])
     (sample,) = engine.sample([[1] * 2040], **options)
     assert 1 <= len(sample.ids) <= 8
+
+
+def test_a_batch_larger_than_a_step_samples_what_its_parts_sample(policy, engine):
+    """Seeded, constrained requests whose prompts add up to many times one step's token budget
+    (vLLM 0.32 on CPU crashed on a prompt prefilled in parts) sample the same answers in one
+    call as in four: each request's own seed decides its sample, not the batch around it."""
+    encoder = encoder_for(policy.tokenizer, constrain=True)
+    observation, info = pages()[1]
+    contexts = [EpisodeContext(encoder) for _ in range(64)]
+    prompts = [c.prompt(observation, info) for c in contexts]
+    constraints = [c.constraint for c in contexts]
+    budget = engine.llm.llm_engine.vllm_config.scheduler_config.max_num_batched_tokens
+    assert sum(map(len, prompts)) > 4 * budget
+    engine._seeds = np.random.default_rng(11)
+    whole = engine.sample(prompts, max_new_tokens=48, temperature=1.0, constraints=constraints)
+    engine._seeds = np.random.default_rng(11)
+    parts = [
+        sample
+        for start in range(0, 64, 16)
+        for sample in engine.sample(
+            prompts[start : start + 16],
+            max_new_tokens=48,
+            temperature=1.0,
+            constraints=constraints[start : start + 16],
+        )
+    ]
+    assert [s.ids for s in whole] == [s.ids for s in parts]
+    assert len({tuple(s.ids) for s in whole}) > 1  # sampled, not one answer for all
 
 
 def test_constrained_samples_stay_on_the_page_and_are_scored_over_the_same_ids(policy, engine):

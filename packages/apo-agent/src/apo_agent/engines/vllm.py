@@ -36,6 +36,12 @@ reach the engine without a copy through shared memory. Two side effects to allow
 engine seeds Python's, NumPy's and torch's global RNGs when it starts, and on CPU it pins
 the torch thread count (``torch.set_num_threads`` afterwards changes nothing).
 
+On CPU, chunked prefill is off: vLLM 0.32 rewinds the sampling generator of a seeded request
+whose prompt was only partly prefilled in a step, which only CUDA generators allow ("CPU
+Generator does not use offset"), so any batch whose prompts exceed one step's token budget
+crashed the engine. Without chunking a step prefills whole prompts only; each request keeps
+its own seed, so what it samples does not depend on how the batch was scheduled (tested).
+
 On a GPU, training and the engine share the device: ``gpu_memory_utilization`` (default
 0.3 here) caps the engine's share (weights + KV cache); the rest is the trainer's.
 ``sleep``/``wake_up`` would free the engine's memory during updates; on CPU they do nothing.
@@ -110,10 +116,11 @@ class VLLMEngine:
         self._tokenizer = tokenizer
         self.stop_ids = list(stop_ids) if stop_ids is not None else stop_token_ids(tokenizer)
         on_gpu = torch.cuda.is_available()
-        memory: dict[str, Any] = (
+        # The engine's share of the device; on CPU also no chunked prefill (see above).
+        device_options: dict[str, Any] = (
             {"gpu_memory_utilization": gpu_memory_utilization}
             if on_gpu
-            else {"kv_cache_memory_bytes": int(kv_cache_gib * 2**30)}
+            else {"kv_cache_memory_bytes": int(kv_cache_gib * 2**30), "enable_chunked_prefill": False}
         )
         self.llm = LLM(
             model=str(model_dir),
@@ -125,7 +132,7 @@ class VLLMEngine:
             enable_prefix_caching=enable_prefix_caching,
             logprobs_mode="processed_logprobs",
             logits_processors=[_constraint_processor_class()],
-            **{**memory, **llm_options},
+            **{**device_options, **llm_options},
         )
         self._seeds = np.random.default_rng(seed)
         self._folder: Path | None = None  # a folder of ours to delete on close
