@@ -285,3 +285,28 @@ def test_option_variant_goals_join_both_stages(tmp_path, warm_model_dir, tiny_co
         assert all(0 <= g < 8 + len(variants) for g in goal_indices)
     split = gym.make(config.env_id, split="train").unwrapped
     assert played[0][1][:8] == [split.all_goals[split.goal_indices[i]] for i in range(8)]
+
+
+def test_the_pipeline_evaluates_the_trained_policy_on_the_runs_own_engine(
+    tmp_path, warm_model_dir, tiny_config, monkeypatch
+):
+    """No second engine after training (with vLLM it would be a second copy of the weights and
+    KV cache): the test evaluation plays on the engine the run trained with, which holds the
+    trained weights, and scores what the saved final model scores."""
+    from apo_agent import pipeline
+    from apo_agent.evaluation import evaluate
+
+    trained, played_on = [], []
+    real_train, real_evaluate = pipeline.train, pipeline.evaluate
+    monkeypatch.setattr(pipeline, "train", lambda *a, **k: trained.append(real_train(*a, **k)) or trained[-1])
+
+    def spy(player, config, **options):
+        played_on.append(player)
+        return real_evaluate(player, config, **options)
+
+    monkeypatch.setattr(pipeline, "evaluate", spy)
+    config = tiny_config(tmp_path, warm_model_dir, steps=1, sft_epochs=0, test_goals=4, eval_temperature=0.0)
+    results = pipeline.run_pipeline(config)
+    assert played_on == [trained[0].engine]
+    saved = evaluate(str(trained[0].model_dir), config, description="the saved final model")
+    assert results["test"]["trained"] == saved.summary()

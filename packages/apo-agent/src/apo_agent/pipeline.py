@@ -50,7 +50,7 @@ def _run_pipeline(config: TrainConfig) -> dict[str, Any]:
     training = train(config, model=reference_path)
     trained_done = time.perf_counter()
     trained_result = evaluate(
-        training.policy, config, description=f"test evaluation: after {config.algorithm}"
+        training.engine, config, description=f"test evaluation: after {config.algorithm}"
     ).summary()
     finished = time.perf_counter()
 

@@ -108,6 +108,9 @@ class TrainResult:
     earlier run that shared the cache); 0 for GRPO."""
     stage1_cpu_s: float
     """The CPU time of the same."""
+    engine: RolloutEngine
+    """The run's rollout engine, holding the trained weights: an evaluation after training plays
+    on it instead of starting a second one (with vLLM, a second copy of the weights and KV cache)."""
 
 
 @dataclass
@@ -466,6 +469,7 @@ def save_final_model(run: Run, started: float) -> TrainResult:
         wall_time_s=time.perf_counter() - started,
         stage1_s=run.stage1_s,
         stage1_cpu_s=run.stage1_cpu_s,
+        engine=run.engine,
     )
 
 
