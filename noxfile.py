@@ -375,7 +375,7 @@ def bench(session: nox.Session) -> None:
     name, *arguments = session.posargs
     record = records[name]
     if record.commands[0][0] == "nox":
-        session.notify(record.commands[0][1], arguments)
+        session.notify(record.commands[0][1], [*record.commands[0][2:], *arguments])
         return
     if record.needs == "gpu":
         commands = "\n".join(" ".join(command) for command in record.commands)

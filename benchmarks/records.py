@@ -3,10 +3,10 @@
 The one list that `nox -s bench`, benchmarks/README.md and the tests share. Standard library
 only: the noxfile reads it before anything is installed.
 
-A command is an argument list run from the repository root; ``nox <session>`` hands over to
-that session of the noxfile (the long training comparisons, whose exact arguments are kept
-there); ``{tmp}`` is a scratch folder of the session. ``needs`` names what the bench session
-installs first (see `noxfile.install_for`); ``"gpu"`` records need a CUDA machine and are
+A command is an argument list run from the repository root; ``nox <session> [ARGS]`` hands
+over to that session of the noxfile with ARGS (the long training comparisons, whose exact
+arguments are kept there); ``{tmp}`` is a scratch folder of the session. ``needs`` names what
+the bench session installs first (see `noxfile.install_for`); ``"gpu"`` records need a CUDA machine and are
 printed, not run.
 """
 
@@ -160,6 +160,16 @@ RECORDS: dict[str, Record] = {
         "benchmarks/results/apo-vs-grpo/README.md",
         "A*PO vs GRPO at the paper's batch shape, 10 paired seeds on CPU",
         (("nox", "train_compare"),),
+    ),
+    "apo-vs-grpo-equal-cpu": Record(
+        "benchmarks/results/apo-vs-grpo-equal-cpu",
+        "the same comparison with A*PO's step cap lifted, so that it spends the same 1,500 CPU s as GRPO",
+        (
+            (
+                *("nox", "train_compare", "--out", "benchmarks/results/apo-vs-grpo-equal-cpu"),
+                *("--work", "runs/apo-vs-grpo-equal-cpu", "--set", "apo:steps=400"),
+            ),
+        ),
     ),
     "apo-vs-grpo-tuning": Record(
         "benchmarks/results/apo-vs-grpo/tuning.md",

@@ -15,8 +15,9 @@ ROOT = Path(__file__).resolve().parents[2]
 BENCHMARKS = ROOT / "benchmarks"
 README = (BENCHMARKS / "README.md").read_text(encoding="utf-8")
 GROUPS = ("harness", "env", "fidelity", "training")
-# Written by a comparison that is still running (`nox -s train_compare_smollm2`).
-IN_PROGRESS = {"smollm2-apo-vs-grpo"}
+# Written by comparisons that are still running (`nox -s train_compare_smollm2`, and
+# `train_compare` continuing A*PO to the CPU budget).
+IN_PROGRESS = {"smollm2-apo-vs-grpo", "apo-vs-grpo-equal-cpu"}
 
 
 def scripts() -> list[Path]:
