@@ -1,9 +1,10 @@
 """Tables, plots and failure analysis from the episode files of `benchmarks.harness.run`.
 
-The episode files are `webshop_gym.trajectories` files (``episodes/*.jsonl``, what
+The episode files are `webshop_gym.trajectories` files (``episodes/*.jsonl.gz``, what
 ``webshop-gym replay`` plays); `episode_record` reads each episode into the flat record
 the tables, plots and failure analysis use. Runs recorded before the runner wrote that
-format (``episodes/*.jsonl.gz``, one such record per line) are read as they are.
+format hold those flat records, one per line, and are read as they are (told apart by
+their first line, which is no trajectory's episode line).
 
     python -m benchmarks.harness.report benchmarks/results/mini-test          # rewrite one folder's report
     python -m benchmarks.harness.report benchmarks/results/mini-test benchmarks/results/1k-test \\
@@ -117,11 +118,13 @@ def episode_record(episode: Episode, observation_chars: int = DEFAULT_OBSERVATIO
 
 
 def read_episode_file(path: Path) -> list[dict[str, Any]]:
-    """The episode records of one run: a trajectory file, or a ``.jsonl.gz`` of records as the
-    runner wrote them before (the recorded results in ``benchmarks/results/agents``)."""
-    if path.name.endswith(".jsonl.gz"):
-        with gzip.open(path, "rt", encoding="utf-8") as handle:
-            return [json.loads(line) for line in handle if line.strip()]
+    """The episode records of one run: a trajectory file (``.jsonl`` or ``.jsonl.gz``), or the
+    flat records the runner wrote before (some recorded results in ``benchmarks/results/agents``)."""
+    opener = gzip.open if path.suffix == ".gz" else open
+    with opener(path, "rt", encoding="utf-8") as handle:
+        first = next((line for line in handle if line.strip()), None)
+        if first is not None and json.loads(first).get("type") != "episode":  # flat records
+            return [json.loads(first), *(json.loads(line) for line in handle if line.strip())]
     return [episode_record(episode) for episode in read_trajectories(path).episodes]
 
 

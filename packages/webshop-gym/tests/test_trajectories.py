@@ -12,7 +12,13 @@ import pytest
 
 from webshop_gym.agents.scripted import ExpertPolicy
 from webshop_gym.envs import WebShopEnv
-from webshop_gym.trajectories import TRAJECTORY_FORMAT, TrajectoryRecorder, read_trajectories, replay
+from webshop_gym.trajectories import (
+    TRAJECTORY_FORMAT,
+    TrajectoryRecorder,
+    read_trajectories,
+    replay,
+    write_trajectories,
+)
 from webshop_gym.web.snapshots import episode_snapshot, restore_episode
 
 
@@ -57,6 +63,30 @@ def test_replay_reproduces_rewards_and_observations(tmp_path: Path, mode: str) -
         result = replay(episode)
         assert result.matches, result.mismatches
         assert result.replayed_return == result.recorded_return == pytest.approx(expected)
+
+
+def test_a_gz_name_writes_the_same_episodes_compressed(tmp_path: Path) -> None:
+    plain = tmp_path / "log.jsonl"
+    returns = record_expert_episodes(plain, range(3))
+    episodes = read_trajectories(plain).episodes
+    packed = write_trajectories(tmp_path / "packed.jsonl.gz", episodes)
+    assert packed.read_bytes()[:2] == b"\x1f\x8b" and packed.stat().st_size < plain.stat().st_size / 3
+    again = read_trajectories(packed).episodes
+    assert again == episodes and [e.total_reward for e in again] == returns
+    assert replay(again[0]).matches
+    # The same episodes give the same bytes (no timestamp in the gzip header).
+    assert write_trajectories(tmp_path / "again.jsonl.gz", episodes).read_bytes() == packed.read_bytes()
+
+
+def test_a_cut_gz_file_is_a_clear_error_and_a_recorder_refuses_gz(tmp_path: Path) -> None:
+    record_expert_episodes(tmp_path / "log.jsonl", range(2))
+    episodes = read_trajectories(tmp_path / "log.jsonl").episodes
+    packed = write_trajectories(tmp_path / "packed.jsonl.gz", episodes)
+    packed.write_bytes(packed.read_bytes()[:-20])
+    with pytest.raises(ValueError, match=r"not a whole gzip file.*record it again"):
+        read_trajectories(packed)
+    with pytest.raises(ValueError, match=r"name it \*\.jsonl"):
+        TrajectoryRecorder(tmp_path / "live.jsonl.gz")
 
 
 def test_replay_reports_a_tampered_reward(tmp_path: Path) -> None:

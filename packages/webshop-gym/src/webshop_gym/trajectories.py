@@ -29,7 +29,9 @@ anywhere else.
 
 Agent loops that play episodes side by side (`webshop_gym.agents.episodes`, the benchmark
 runner) build each episode's lines with `episode_line` and `step_line` and write whole
-episodes with `write_trajectories`.
+episodes with `write_trajectories`. A name ending ``.gz`` writes the file gzip-compressed
+(about a tenth of the size: recorded runs keep it); `read_trajectories` and ``webshop-gym replay``
+read both. `TrajectoryRecorder` appends line by line, so it writes plain ``.jsonl`` only.
 
 `replay` re-runs a recorded episode through a fresh `WebShopEnv` and checks that every
 observation, reward and end flag comes out as recorded (``webshop-gym replay FILE``).
@@ -52,12 +54,14 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import gzip
 import json
 import math
 import os
 import threading
 import time
 import warnings
+import zlib
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -256,7 +260,8 @@ def write_trajectories(path: str | os.PathLike[str], episodes: Iterable[Episode]
     """Writes whole episodes (`episode_line` and `step_line` records) as a new trajectory file.
 
     Episodes are numbered in the order given and their steps from 1, so the file reads back
-    (`read_trajectories`) as these episodes; an existing file is replaced.
+    (`read_trajectories`) as these episodes; an existing file is replaced (whole: a crash
+    leaves the old file or the new one). A name ending ``.gz`` is written gzip-compressed.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -265,8 +270,11 @@ def write_trajectories(path: str | os.PathLike[str], episodes: Iterable[Episode]
         lines.append(_json_line({**episode.header, "episode": number}))
         for t, step in enumerate(episode.steps, start=1):
             lines.append(_json_line(step.line(t)))
+    data = b"".join(lines)
+    if _is_gzip_name(path):
+        data = gzip.compress(data, mtime=0)  # mtime 0: the same episodes give the same bytes
     temporary = path.with_name(path.name + ".partial")
-    temporary.write_bytes(b"".join(lines))
+    temporary.write_bytes(data)
     temporary.replace(path)
     return path
 
@@ -291,6 +299,11 @@ class TrajectoryRecorder:
         self, path: str | os.PathLike[str], source: str = "agent", metadata: dict | None = None
     ) -> None:
         self.path = Path(path)
+        if _is_gzip_name(self.path):
+            raise ValueError(
+                f"{self.path}: a recorder appends line by line and writes plain JSON lines; name it "
+                "*.jsonl (gzip it afterwards, or write whole episodes with write_trajectories)"
+            )
         self.source = source
         self.metadata = dict(metadata or {})
         self._closed = False
@@ -496,11 +509,22 @@ class TrajectoryFile:
     dropped_torn_line: bool = False
 
 
+def _is_gzip_name(path: Path) -> bool:
+    return path.suffix == ".gz"
+
+
 def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
     """(line number, raw bytes, whether the line ended with a newline)."""
-    with path.open("rb") as file:
-        for number, line in enumerate(file, start=1):
-            yield number, line.rstrip(b"\n"), line.endswith(b"\n")
+    number = 0
+    try:
+        with gzip.open(path, "rb") if _is_gzip_name(path) else path.open("rb") as file:
+            for number, line in enumerate(file, start=1):
+                yield number, line.rstrip(b"\n"), line.endswith(b"\n")
+    except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+        raise ValueError(
+            f"{path}: not a whole gzip file after line {number} ({error}); a gzipped trajectory "
+            "file is written whole, so this one was cut short or is not gzip: record it again"
+        ) from None
 
 
 def read_trajectories(path: str | os.PathLike[str]) -> TrajectoryFile:

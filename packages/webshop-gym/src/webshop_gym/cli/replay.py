@@ -26,7 +26,9 @@ def add_replay_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
             "reward or end flag differs."
         ),
     )
-    parser.add_argument("files", nargs="+", type=Path, help="trajectory .jsonl files or folders of them")
+    parser.add_argument(
+        "files", nargs="+", type=Path, help="trajectory .jsonl or .jsonl.gz files, or folders of them"
+    )
     parser.add_argument("--catalog", default=None, help="use this catalogue instead of the recorded one")
     return parser
 
@@ -34,7 +36,10 @@ def add_replay_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
 def _trajectory_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
-        files.extend(sorted(path.glob("*.jsonl")) if path.is_dir() else [path])
+        if path.is_dir():
+            files.extend(sorted([*path.glob("*.jsonl"), *path.glob("*.jsonl.gz")]))
+        else:
+            files.append(path)
     return files
 
 
