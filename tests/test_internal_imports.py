@@ -137,7 +137,7 @@ def imports_of_old_paths(path: Path, tree: ast.AST, offset: int, thin: dict[str,
 def test_thin_modules_are_found():
     thin = thin_modules()
     # A few known ones, so a change of the docstring convention cannot empty the check silently.
-    for name in ["webshop_gym.scripted", "apo_agent.policy", "benchmarks.harness.agents.base"]:
+    for name in ["webshop_gym.scripted", "webshop_gym.vector", "benchmarks.harness.agents.base"]:
         assert name in thin, f"{name} no longer looks like a thin module: {sorted(thin)}"
 
 
@@ -169,7 +169,7 @@ def test_an_old_path_is_named_with_its_line():
     source = ROOT / "scripts" / "example_of_old_imports.py"  # never written: the text is parsed only
     text = (
         "from webshop_gym.agents.scripted import RulePolicy\n"
-        "from apo_agent import policy\n"
+        "from webshop_gym import scripted\n"
         "from apo_agent.trainer import env_spec, train\n"
         'SCRIPT = """\nimport webshop_gym.vector\n"""\n'
     )

@@ -44,7 +44,7 @@ COMMON=(
 )
 
 say "materialising SmolLM2-135M-Instruct"
-MODEL=$(python3 -m apo_agent.pretrained | tail -1)
+MODEL=$(python3 -m apo_agent.model.pretrained | tail -1)
 say "model at $MODEL"
 
 say "pi_ref: the smollm2 preset's warm start, seed 0"

@@ -84,21 +84,7 @@ def test_the_command_line_keys_stay_flat():
 @pytest.mark.parametrize(
     "old, names",
     [
-        ("apo_agent.context", ["TokenSequence", "PromptEncoder", "EpisodeContext"]),
         ("apo_agent.rollout", ["Episode", "EnvSpec", "collect_episodes", "make_envs", "action_from_answer"]),
-        ("apo_agent.policy", ["LMPolicy", "resolve_device", "LOGIT_CHUNK"]),
-        ("apo_agent.tiny", ["build_tiny_model", "product_ids", "shop_texts", "train_tokenizer"]),
-        ("apo_agent.pretrained", ["materialise_smollm2", "resolve_model"]),
-        (
-            "apo_agent.constrained",
-            ["ActionConstraint", "ActionVocabulary", "answer_budget", "stop_token_ids"],
-        ),
-        ("apo_agent.generation", ["Sample", "sample_batch"]),
-        ("apo_agent.checkpoint", ["checkpoint_dir", "latest_checkpoint", "save_checkpoint", "load_weights"]),
-        ("apo_agent.metrics", ["MetricsLogger", "moving_average", "read_metrics"]),
-        ("apo_agent.seeding", ["seed_everything", "evaluation_seed"]),
-        ("apo_agent.run_lock", ["FolderInUseError", "locked_folder"]),
-        ("apo_agent.token_records", ["write_token_records", "read_token_records"]),
         ("apo_agent.warm_start", ["NoisyExpert", "collect_demonstrations", "supervised_warm_start"]),
         ("apo_agent.config", ["PRESETS", "ALGORITHMS", "TrainConfig"]),
         ("apo_agent.trainer", ["env_spec", "prompt_encoder", "split_goals", "apo_update", "grpo_update"]),
