@@ -189,7 +189,7 @@ RECORDS: dict[str, Record] = {
             (
                 *("python", "-m", "benchmarks.training.apo_compare", "--seeds", "0", "1", "2", "3", "4"),
                 *("--shared", "runs/shared", "--work", "runs/apo-compare", "--out", "benchmarks/results/apo"),
-                *("--set", "torch_threads=1", "--set", "progress=false"),
+                *("--set", "torch_threads=1", "--set", "progress=false", "--keep-policy"),
             ),
         ),
     ),

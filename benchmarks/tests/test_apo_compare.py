@@ -614,3 +614,27 @@ def test_a_run_of_more_steps_goes_on_from_a_shorter_runs_checkpoint(tmp_path):
     # A shorter run would end before the checkpoint; other training settings are another run.
     assert not apo_compare.can_resume(dataclasses.replace(config, steps=64))
     assert not apo_compare.can_resume(dataclasses.replace(config, steps=400, learning_rate=1e-3))
+
+
+def test_only_keep_policy_copies_a_policy_into_the_record(tmp_path, monkeypatch):
+    """A policy is a few MB of weights: one record keeps it (the `apo` agent's), not every comparison."""
+
+    def fake_pipeline(config):
+        folder = Path(config.output_dir)
+        (folder / "final-model").mkdir(parents=True)
+        (folder / "config.json").write_text("{}")
+        (folder / "metrics.csv").write_text("step,episodes\n1,32\n")
+        run = fake_run(20.0, 30.0 + config.seed, 512, 1.0, cpu=(10.0, 20.0))
+        return {**run, "config": json.loads(json.dumps(dataclasses.asdict(config), default=str))}
+
+    monkeypatch.setattr(apo_compare, "run_pipeline", fake_pipeline)
+    sampled = {"reference": {"success": 20.0, "score": 60.0}, "trained": {"success": 25.0, "score": 65.0}}
+    monkeypatch.setattr(apo_compare, "evaluate_sampled", lambda config, run: sampled)
+    curve = [CurvePoint(0.0, 0, 20.0, 0.0), CurvePoint(5.0, 64, 30.0, 4.0)]
+    monkeypatch.setattr(apo_compare, "success_curve", lambda config, run: curve)
+    out, work = tmp_path / "out", tmp_path / "work"
+    arguments = ["--seeds", "0", "1", "--algorithms", "apo", "--out", str(out), "--work", str(work)]
+    apo_compare.main([*arguments, "--set", "steps=2"])
+    assert (out / "results.md").is_file() and not (out / "policy").exists()
+    apo_compare.main([*arguments, "--set", "steps=2", "--report-only", "--keep-policy"])
+    assert (out / "policy" / "final-model").is_dir()

@@ -783,6 +783,12 @@ def main(argv: list[str] | None = None) -> None:
         action="store_true",
         help="train nothing: report the seeds whose runs have all finished (runs side by side, then this)",
     )
+    parser.add_argument(
+        "--keep-policy",
+        action="store_true",
+        help="copy the first seed's A*PO policy into OUT/policy (a few MB: only the one record the "
+        "`apo` benchmark agent plays keeps one)",
+    )
     arguments = parser.parse_args(argv)
     if arguments.interval == "bca" and len(arguments.seeds) < BCA_MIN_SEEDS:
         parser.error(f"--interval bca needs at least {BCA_MIN_SEEDS} seeds")
@@ -838,7 +844,7 @@ def main(argv: list[str] | None = None) -> None:
     plot(arguments.out, seeds, policies, arguments.preset)
     if curves:
         plot_curves(curves, labels, arguments.out / "test_curves.png")
-    if "apo" in algorithms:
+    if arguments.keep_policy and "apo" in algorithms:
         keep_policy(arguments.out, arguments.work, seeds[0], policies_of(["apo"], arguments.rounds)[-1])
     print(table)
 
