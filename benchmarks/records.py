@@ -233,7 +233,8 @@ RECORDS: dict[str, Record] = {
             (
                 *("python", "-m", "benchmarks.training.rollout_throughput", "--preset", "cpu-demo"),
                 *("--model", "runs/shared/reference-seed0", "--engines", "transformers", "--episodes", "256"),
-                *("--batches", "32", "256", "--out", "benchmarks/results/stage1-batch-cpu.md"),
+                *("--batches", "32", "256", "--threads", "1"),
+                *("--out", "benchmarks/results/stage1-batch-cpu.md"),
             ),
         ),
     ),

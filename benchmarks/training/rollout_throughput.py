@@ -40,6 +40,7 @@ from apo_agent.presets import PRESETS
 from apo_agent.rollout.envs import env_spec
 from apo_agent.rollout.episodes import collect_episodes
 from apo_agent.rollout.tokens import PromptEncoder, prompt_encoder
+from apo_agent.runtime.cpu import configure_cpu
 from benchmarks.machine import describe_machine
 from shared_prompts import PromptConfig
 
@@ -116,11 +117,13 @@ def main(argv: list[str] | None = None) -> str:
         choices=sorted(PRESETS),
         help="play the preset's env, prompts and constrained decoding (what its Stage 1 samples)",
     )
+    parser.add_argument("--threads", type=int, help="torch threads (default: torch's own)")
     parser.add_argument("--out", type=Path, help="also write the table here (Markdown; JSON beside it)")
     arguments = parser.parse_args(argv)
 
     torch.manual_seed(0)
     policy = load_policy(arguments)
+    configure_cpu(arguments.threads, policy.device)  # as training's stages set the CPU up
     if arguments.preset is not None:  # the preset's prompts, decoding and answer length
         preset = TrainConfig.from_preset(arguments.preset)
         encoder = prompt_encoder(policy.tokenizer, preset)

@@ -19,6 +19,8 @@ import torch
 
 from apo_agent.config import TrainConfig
 from apo_agent.evaluation import evaluate, evaluate_reference
+from apo_agent.model.policy import resolve_device
+from apo_agent.runtime.cpu import configure_cpu
 from apo_agent.runtime.lock import locked_folder
 from apo_agent.runtime.metrics import read_metrics
 from apo_agent.trainer import train
@@ -40,8 +42,7 @@ def _run_pipeline(config: TrainConfig) -> dict[str, Any]:
     started = time.perf_counter()
     output_dir = Path(config.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
+    configure_cpu(config.torch_threads, resolve_device(config.device))
 
     reference_path = build_reference(config)
     reference_done = time.perf_counter()

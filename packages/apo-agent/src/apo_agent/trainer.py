@@ -63,7 +63,7 @@ from tqdm.auto import tqdm
 from apo_agent.config import PROMPT_FIELDS, RLConfig, TrainConfig
 from apo_agent.engines import RolloutEngine, make_engine
 from apo_agent.evaluation import evaluate
-from apo_agent.model.policy import LMPolicy
+from apo_agent.model.policy import LMPolicy, resolve_device
 from apo_agent.objectives import apo_loss, grpo_advantages, grpo_token_losses
 from apo_agent.optimal_values import GoalValue, ReferenceRewardCache, estimate_optimal_values
 from apo_agent.rollout.envs import EnvSpec, describe_envs, env_spec, make_envs, split_goals
@@ -72,6 +72,7 @@ from apo_agent.rollout.goals import with_goals
 from apo_agent.rollout.records import write_token_records
 from apo_agent.rollout.tokens import PromptEncoder, prompt_encoder
 from apo_agent.runtime.checkpoints import latest_checkpoint, load_checkpoint, save_checkpoint
+from apo_agent.runtime.cpu import configure_cpu
 from apo_agent.runtime.lock import locked_folder
 from apo_agent.runtime.metrics import MetricsLogger, plot_learning_curve, read_metrics
 from apo_agent.runtime.seeding import seed_everything, stage_two_seed
@@ -241,8 +242,7 @@ def set_up(config: TrainConfig, model: str) -> Run:
     output_dir = Path(config.output_dir)
     output_dir.mkdir(parents=True, exist_ok=True)
     (output_dir / "config.json").write_text(json.dumps(config.to_dict(), indent=2, default=str))
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
+    configure_cpu(config.torch_threads, resolve_device(config.device))
     generator = seed_everything(config.seed)
     policy = load_policy(model, config)
     spec = env_spec(config)

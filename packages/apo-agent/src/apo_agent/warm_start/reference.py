@@ -17,7 +17,6 @@ import time
 from pathlib import Path
 from typing import Any
 
-import torch
 from tqdm.auto import tqdm
 
 from apo_agent.config import PROMPT_FIELDS, TINY_MODEL, TrainConfig
@@ -25,6 +24,7 @@ from apo_agent.model.policy import LMPolicy, resolve_device
 from apo_agent.model.tiny import build_tiny_model, product_ids, shop_texts, train_tokenizer
 from apo_agent.rollout.envs import env_spec, make_envs, split_goals
 from apo_agent.rollout.tokens import prompt_encoder
+from apo_agent.runtime.cpu import configure_cpu
 from apo_agent.runtime.lock import locked_folder
 from apo_agent.runtime.seeding import seed_everything
 from apo_agent.warm_start.demonstrations import collect_demonstrations
@@ -82,8 +82,7 @@ def _build_reference(config: TrainConfig) -> str:
         tqdm.write(f"reusing pi_ref from {target}")
         return str(target)
     started = time.perf_counter()
-    if config.torch_threads:
-        torch.set_num_threads(config.torch_threads)
+    configure_cpu(config.torch_threads, resolve_device(config.device))
     seed_everything(config.seed)
     spec = env_spec(config)
     envs = make_envs(spec, "train", config.num_envs)
