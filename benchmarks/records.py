@@ -162,12 +162,14 @@ RECORDS: dict[str, Record] = {
         (("nox", "train_compare"),),
     ),
     "apo-vs-grpo-equal-cpu": Record(
-        "benchmarks/results/apo-vs-grpo-equal-cpu",
-        "the same comparison with A*PO's step cap lifted, so that it spends the same 1,500 CPU s as GRPO",
+        "benchmarks/results/apo-vs-grpo-equal-cpu/README.md",
+        "the same comparison with A*PO's step cap lifted, so that it spends the same 1,500 CPU s as GRPO, "
+        "5 paired seeds",
         (
             (
                 *("nox", "train_compare", "--out", "benchmarks/results/apo-vs-grpo-equal-cpu"),
                 *("--work", "runs/apo-vs-grpo-equal-cpu", "--set", "apo:steps=400"),
+                *("--seeds", "0", "1", "2", "3", "4"),
             ),
         ),
     ),
