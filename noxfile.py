@@ -381,12 +381,27 @@ def bench(session: nox.Session) -> None:
         commands = "\n".join(" ".join(command) for command in record.commands)
         session.error(f"{name} needs a CUDA machine with the packages installed; run there:\n{commands}")
     install_for(session, record.needs)
-    scratch = session.create_tmp()
+    places = {"{tmp}": session.create_tmp()}
+    if any("{webshop_1k}" in part for command in record.commands for part in command):
+        places["{webshop_1k}"] = webshop_1k_folder(session)
     for index, command in enumerate(record.commands):
-        argv = [part.replace("{tmp}", scratch) for part in command]
+        argv = list(command)
+        for placeholder, value in places.items():
+            argv = [part.replace(placeholder, value) for part in argv]
         if index == len(record.commands) - 1:
             argv += arguments
         session.run(*argv, external=argv[0] == "bash")
+
+
+def webshop_1k_folder(session: nox.Session) -> str:
+    """Where the real 1k files are, found as the tests find them ($WEBSHOP_1K_DIR, the data
+    cache, ../shared beside the clone); the installed webshop-gym says why when they are nowhere."""
+    find = (
+        "import sys\nfrom webshop_gym.data.locations import find_webshop_1k\n"
+        "try:\n    print(find_webshop_1k(sys.argv[1]))\n"
+        "except FileNotFoundError as error:\n    sys.exit(str(error))"
+    )
+    return str(session.run("python", "-c", find, str(ROOT), silent=True)).strip()
 
 
 # pi_ref and Stage 1's returns per seed, shared by the tuning and the comparison.
@@ -503,7 +518,8 @@ def train_compare_smollm2(session: nox.Session) -> None:
         f"{SMOLLM2_RUNS}/pi-ref",
         *("--set", "torch_threads=1"),
     )
-    out = ("--out", "benchmarks/results/smollm2-apo-vs-grpo", "--work", f"{SMOLLM2_RUNS}/runs", "--side-by-side")
+    out = ("--out", "benchmarks/results/smollm2-apo-vs-grpo", "--work", f"{SMOLLM2_RUNS}/runs")
+    out += ("--side-by-side",)
     shared = ("--shared", f"{SMOLLM2_RUNS}/shared", "--seeds", "0", "1", "2")
     session.run(
         "python", "-m", "benchmarks.training.apo_compare", *out, *shared, *SMOLLM2_SHAPE, *session.posargs

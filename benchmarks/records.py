@@ -5,7 +5,8 @@ only: the noxfile reads it before anything is installed.
 
 A command is an argument list run from the repository root; ``nox <session> [ARGS]`` hands
 over to that session of the noxfile with ARGS (the long training comparisons, whose exact
-arguments are kept there); ``{tmp}`` is a scratch folder of the session. ``needs`` names what
+arguments are kept there); ``{tmp}`` is a scratch folder of the session, ``{webshop_1k}`` the
+real 1k files' folder, found as the tests find it. ``needs`` names what
 the bench session installs first (see `noxfile.install_for`); ``"gpu"`` records need a CUDA machine and are
 printed, not run.
 """
@@ -17,7 +18,7 @@ from typing import NamedTuple
 AGENT_RESULTS = "benchmarks/results/agents"
 RUN_AGENTS = ("python", "-m", "benchmarks.harness.run", "--no-progress")
 MINI_TEST = ("--env", "WebShop-Mini-Text-v0", "--split", "test")
-REAL_1K_TEST = ("--env", "WebShop-Text-v0", "--split", "test", "--env-arg", "catalog=../shared/webshop-1k")
+REAL_1K_TEST = ("--env", "WebShop-Text-v0", "--split", "test", "--env-arg", "catalog={webshop_1k}")
 REAL_1K_TEST += ("--env-arg", "goals=synthetic")
 BASELINES = ("--agents", "random", "rule", "heuristic", "sb3")
 # SmolLM2-135M-Instruct through the llm agent and as warm-started / A*PO policies: runs of hours

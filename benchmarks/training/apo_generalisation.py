@@ -49,7 +49,8 @@ def measure(run: Path, stride: int) -> dict[str, dict[str, Any]]:
     for name, path in policies.items():
         results[name] = {}
         for split in SPLITS:
-            every = None if split == "test" else slice(None, None, stride)  # test: its first test_goals
+            # Every stride-th training goal; on test, the run's first test_goals.
+            every = None if split == "test" else range(0, len(goals[split]), stride)
             evaluation = evaluate(path, config, split=split, goals=every, description=f"{name} on {split}")
             options = option_behaviour(evaluation.episodes, goals[split])
             results[name][split] = {**evaluation.summary(), **options}

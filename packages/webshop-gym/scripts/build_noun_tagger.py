@@ -25,15 +25,13 @@ import argparse
 import gzip
 import json
 import random
-import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[3]
-sys.path.insert(0, str(ROOT / "packages" / "webshop-gym" / "src"))
+from webshop_gym.data.catalog import load_catalog
+from webshop_gym.data.locations import find_webshop_1k
+from webshop_gym.reward.nouns import DATA_FILE, NOUN_TAGS, NounTagger, features
 
-from webshop_gym.data.catalog import load_catalog  # noqa: E402
-from webshop_gym.data.locations import find_webshop_1k  # noqa: E402
-from webshop_gym.reward.nouns import DATA_FILE, NOUN_TAGS, NounTagger, features  # noqa: E402
+ROOT = Path(__file__).resolve().parents[3]
 
 EPOCHS = 12
 # The tokenizer rules are spaCy's, and the tagger learnt from a spaCy model's output.

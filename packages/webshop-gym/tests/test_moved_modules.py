@@ -43,13 +43,14 @@ def test_an_old_module_path_gives_the_new_objects(old: str, new: tuple[str, ...]
 def test_names_that_stayed_behind_a_move_still_import() -> None:
     from webshop_gym.agents.pages import read_item
     from webshop_gym.cli import COMMANDS, main
-    from webshop_gym.envs import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, UnicodeText
+    from webshop_gym.envs import MAX_ACTION_CHARS, MAX_OBSERVATION_CHARS, SharedStrings, UnicodeText
     from webshop_gym.spaces import MAX_ACTION_CHARS as LIMIT
+    from webshop_gym.spaces import SharedStrings as Strings
     from webshop_gym.spaces import UnicodeText as Space
     from webshop_gym.wrappers import FILLER_WORDS
     from webshop_gym.wrappers import read_item as old_read_item
 
-    assert (MAX_ACTION_CHARS, UnicodeText, old_read_item) == (LIMIT, Space, read_item)
+    assert (MAX_ACTION_CHARS, UnicodeText, SharedStrings, old_read_item) == (LIMIT, Space, Strings, read_item)
     assert MAX_OBSERVATION_CHARS == 1 << 20 and FILLER_WORDS and callable(main) and COMMANDS
 
 

@@ -57,7 +57,7 @@ def evaluate(
     config: TrainConfig,
     *,
     split: str = "test",
-    goals: Sequence[int] | slice | None = None,
+    goals: Sequence[int] | None = None,
     checkpoint: str | Path | None = None,
     envs: Sequence[gym.Env] | None = None,
     reseed: bool = True,
@@ -69,9 +69,9 @@ def evaluate(
         policy: What plays: an `LMPolicy`, a rollout engine, or a saved model's folder.
         config: The run's settings: env, prompts, ``eval_temperature``, ``seed``, device.
         split: The split whose goals are played.
-        goals: Which goals of the split: indices, or a slice of the split's goals
-            (``slice(None, None, 4)``: every fourth). Default: the first ``test_goals`` on
-            the test split, every goal of another split.
+        goals: Which goals of the split, as indices within it (`split_goals` gives the
+            first n). Default: the first ``test_goals`` on the test split, every goal of
+            another split.
         checkpoint: A Stage 2 checkpoint whose trained weights go into ``policy`` (a saved
             pi_ref) first. Checkpoints hold full fine-tuning weights only (``lora_rank=0``).
         envs: Envs of ``split`` to play in (default: ``num_envs`` new ones).
@@ -92,9 +92,7 @@ def evaluate(
         load_weights(checkpoint, policy)
     envs = list(envs) if envs is not None else make_envs(env_spec(config), split, config.num_envs)
     if goals is None:
-        goals = slice(config.test_goals) if split == "test" else slice(None)
-    if isinstance(goals, slice):
-        goals = split_goals(envs[0], None)[goals]
+        goals = split_goals(envs[0], config.test_goals if split == "test" else None)
     player: LMPolicy | RolloutEngine = policy
     if isinstance(policy, LMPolicy) and config.rollout_engine != "transformers":
         # A run that samples on vLLM is evaluated on it too: the same distribution as the

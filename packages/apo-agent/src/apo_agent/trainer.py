@@ -439,7 +439,7 @@ def evaluate_on_dev(run: Run) -> dict[str, float]:
         run.engine,
         config,
         split="dev",
-        goals=slice(config.eval_goals),
+        goals=split_goals(run.dev_envs[0], config.eval_goals),
         envs=run.dev_envs,
         reseed=False,  # Stage 2's random stream goes on as if no evaluation had run
         description="dev evaluation",

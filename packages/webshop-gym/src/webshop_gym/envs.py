@@ -28,9 +28,10 @@ from webshop_gym.reward.original import RewardBreakdown, binary_reward, original
 from webshop_gym.reward.shaping import ProgressPotential
 from webshop_gym.search.engines import ENGINE_NAMES, build_engine
 from webshop_gym.shop import Page, PageState, Shop
-from webshop_gym.spaces import (  # noqa: F401 (the limits: importable here as before)
+from webshop_gym.spaces import (  # noqa: F401 (the limits and spaces: importable here as before)
     MAX_ACTION_CHARS,
     MAX_OBSERVATION_CHARS,
+    SharedStrings,
     UnicodeText,
     action_space,
     observation_space,
