@@ -1,5 +1,5 @@
 """What machine a benchmark ran on (one line, printed and recorded with every result), and the
-memory a process holds (the one RSS reader the benchmarks share)."""
+memory a process holds (the one place the benchmarks read RSS from)."""
 
 from __future__ import annotations
 
@@ -51,6 +51,26 @@ def process_memory(pid: int | str = "self") -> dict[str, float]:
         "pss": fields["Pss"],
         "private": fields["Private_Clean"] + fields["Private_Dirty"],
     }
+
+
+STATUS_FIELDS = ("VmRSS", "VmHWM", "RssAnon", "RssFile")
+
+
+def process_status(pid: int | str = "self") -> dict[str, float]:
+    """The kernel's memory counters of a process in MB, by their names in ``/proc/<pid>/status``:
+    VmRSS (resident now), VmHWM (the most it has been), RssAnon and RssFile (its anonymous and
+    file-backed parts). Cheaper than `process_memory`, which walks every mapping.
+
+    >>> figures = process_status()
+    >>> sorted(figures) == sorted(STATUS_FIELDS) and figures["VmHWM"] >= figures["VmRSS"] > 0
+    True
+    """
+    figures = {}
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        key, _, value = line.partition(":")
+        if key in STATUS_FIELDS:
+            figures[key] = int(value.split()[0]) * 1024 / MB
+    return figures
 
 
 def peak_rss_mb() -> float:

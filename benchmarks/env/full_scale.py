@@ -30,42 +30,40 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 from benchmarks.machine import describe_machine
+from benchmarks.markdown import table
 
+REPO = Path(__file__).resolve().parents[2]
 FULL = 1_181_436
 
+# The children read memory through benchmarks.machine (`run` puts the repository on their path).
 MEMORY = r"""
-import os
-from pathlib import Path
+from benchmarks.machine import process_memory, process_status
 
 def memory(pid="self"):
-    '''RSS (anonymous + file-backed) and PSS of a process, in MB.'''
-    figures = {}
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        key, _, value = line.partition(":")
-        if key in ("VmRSS", "VmHWM", "RssAnon", "RssFile"):
-            figures[key] = int(value.split()[0]) / 1024
+    '''RSS (anonymous + file-backed), its peak and PSS of a process, in MB.'''
+    figures = process_status(pid)
     try:
-        for line in Path(f"/proc/{pid}/smaps_rollup").read_text().splitlines():
-            if line.startswith("Pss:"):
-                figures["Pss"] = int(line.split()[1]) / 1024
+        figures["Pss"] = process_memory(pid)["pss"]
     except OSError:
         pass
     return figures
 """
 
 PREPARE = r"""
-import json, resource, sys, time
+import json, sys, time
+from benchmarks.machine import peak_rss_mb
 from webshop_gym.data.prepare import find_inputs, prepare_catalog
 start = time.perf_counter()
 prepare_catalog(find_inputs(sys.argv[1]), sys.argv[2], force=True, progress=True)
-print(json.dumps({"seconds": time.perf_counter() - start,
-                  "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}))
+print(json.dumps({"seconds": time.perf_counter() - start, "peak_rss_mb": peak_rss_mb()}))
 """
 
 # One env, then 7 more in the same process; creation times and memory after episodes.
@@ -187,10 +185,40 @@ print(json.dumps({"seconds": time.perf_counter() - start}))
 
 def run(code: str, *args: str) -> dict:
     """Runs ``code`` in a fresh interpreter; its last line of output is a JSON object."""
+    path = os.pathsep.join(p for p in (str(REPO), os.environ.get("PYTHONPATH", "")) if p)
     result = subprocess.run(
-        [sys.executable, "-c", code, *args], stdout=subprocess.PIPE, text=True, check=True
+        [sys.executable, "-c", code, *args],
+        stdout=subprocess.PIPE,
+        text=True,
+        check=True,
+        env={**os.environ, "PYTHONPATH": path},
     )
     return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def prepare(raw: Path, store: Path) -> dict:
+    """``webshop-gym data prepare`` of ``raw`` into ``store``: seconds and the process's peak RSS (MB)."""
+    return run(PREPARE, str(raw), str(store))
+
+
+def env_figures(store: Path, episodes: int) -> dict:
+    """Creation seconds (imports, cold, warm) and memory of one env, then of 8, after ``episodes``."""
+    return run(ENVS, str(store), str(episodes))
+
+
+def vector_figures(store: Path, rounds: int = 10) -> dict:
+    """``AsyncVectorEnv`` of 8 after ``rounds`` of search, click, buy: its workers' memory, the parent's."""
+    return run(VECTOR, str(store), str(rounds))
+
+
+def lucene_index(store: Path, lucene_dir: str) -> dict:
+    """Lucene's index of the store's documents built under ``lucene_dir`` (seconds; 0 if built before)."""
+    return run(LUCENE_INDEX, str(store), lucene_dir)
+
+
+def search_figures(store: Path, queries: int, lucene_dir: str = "") -> dict:
+    """Search latency of the embedded engine, and of Lucene (and their agreement) with ``lucene_dir``."""
+    return run(SEARCH, str(store), str(queries), lucene_dir)
 
 
 def lucene_available() -> bool:
@@ -217,7 +245,98 @@ def mark(ok: bool) -> str:
     return "yes" if ok else "NO"
 
 
-def main() -> None:
+def store_line(store: Path, gigabytes: float, manifest: dict) -> str:
+    return (
+        f"store: {store} ({gigabytes:.2f} GB; {manifest['products']:,} products, "
+        f"{manifest['human_goals']:,} human + {manifest['synthetic_goals']:,} synthetic goals, "
+        f"{manifest['vocabulary']:,} index terms)"
+    )
+
+
+def prepare_line(prepared: dict) -> str:
+    return f"prepare: {prepared['seconds']:.0f} s, peak RSS {prepared['peak_rss_mb']:,.0f} MB"
+
+
+def env_lines(envs: dict, episodes: int, dropped: bool) -> list[str]:
+    """`env_figures` in words: creation, one env's memory, 8 envs' memory."""
+    one, eight = envs["one"], envs["eight"]
+    return [
+        f"env creation: cold {envs['cold_s']:.2f} s (imports {envs['imports_s']:.2f} s; page cache "
+        f"{'dropped' if dropped else 'as the OS had it'}), warm {envs['warm_s'] * 1e3:.0f} ms",
+        f"one env after {episodes} episodes: RSS {one['VmRSS']:.0f} MB (anonymous {one['RssAnon']:.0f}, "
+        f"file-backed {one['RssFile']:.0f}), PSS {one.get('Pss', float('nan')):.0f} MB",
+        f"8 envs in one process, each after the same {episodes} episodes: RSS {eight['VmRSS']:.0f} MB "
+        f"= {eight['VmRSS'] / one['VmRSS']:.2f}x one env (anonymous {eight['RssAnon']:.0f} MB)",
+    ]
+
+
+def vector_line(vector: dict) -> str:
+    rss = [w["VmRSS"] for w in vector["workers"]]
+    pss = [w.get("Pss", float("nan")) for w in vector["workers"]]
+    return (
+        f"AsyncVectorEnv(8): created in {vector['created_s']:.1f} s; workers RSS "
+        f"{min(rss):.0f}-{max(rss):.0f} MB each, {sum(rss):,.0f} MB summed; PSS {sum(pss):,.0f} MB "
+        f"summed (+ parent RSS {vector['parent']['VmRSS']:.0f} MB)"
+    )
+
+
+def lucene_index_line(built: dict) -> str:
+    return f"Lucene index of the same documents: {built['seconds']:.0f} s (2 threads; 0 s: built before)"
+
+
+def search_lines(search: dict) -> list[str]:
+    """`search_figures` in words: the embedded engine, then Lucene and how often they agree."""
+    bm25 = search["bm25"]
+    lines = [
+        f"search, bm25 (embedded, memory-mapped, opened in {search['bm25_open_s'] * 1e3:.0f} ms): "
+        f"p50 {bm25['p50_ms']:.1f} ms, p95 {bm25['p95_ms']:.1f} ms over {bm25['queries']} queries "
+        f"(its thread's CPU time: p50 {bm25['cpu_p50_ms']:.1f} ms, p95 {bm25['cpu_p95_ms']:.1f} ms)"
+    ]
+    if "lucene" not in search:
+        return [*lines, "search, Lucene: not measured (needs the lucene extra and Java 17)"]
+    lucene = search["lucene"]
+    return [
+        *lines,
+        f"search, Lucene (pyserini): p50 {lucene['p50_ms']:.1f} ms, p95 {lucene['p95_ms']:.1f} ms "
+        f"(calling thread's CPU: p50 {lucene['cpu_p50_ms']:.1f} ms, p95 {lucene['cpu_p95_ms']:.1f} ms)",
+        f"same hits as Lucene: top 50 on {search['same_top50']}/{bm25['queries']} queries, "
+        f"top 10 on {search['same_top10']}/{bm25['queries']}",
+    ]
+
+
+def targets(figures: dict) -> list[str]:
+    """The targets of the module docstring against the figures: a Markdown table.
+
+    >>> envs = {"cold_s": 0.31, "warm_s": 0.001, "one": {"VmRSS": 635.0}, "eight": {"VmRSS": 700.0}}
+    >>> search = {"bm25": {"p50_ms": 6.9, "p95_ms": 19.6}}
+    >>> print("\\n".join(targets({"envs": envs, "search": search})))
+    | target | figure | met |
+    |---|---|---|
+    | creation cold <= 10 s | 0.31 s | yes |
+    | creation warm <= 2 s | 0.001 s | yes |
+    | one env <= 1.5 GB RSS | 635 MB | yes |
+    | 8 envs in one process <= 1.2x one | 1.10x | yes |
+    | embedded search p50 <= 10 ms | 6.9 ms | yes |
+    | embedded search p95 <= 20 ms | 19.6 ms | yes |
+    """
+    envs, bm25 = figures["envs"], figures["search"]["bm25"]
+    one = envs["one"]["VmRSS"]
+    ratio = envs["eight"]["VmRSS"] / one
+    rows = [
+        ["creation cold <= 10 s", f"{envs['cold_s']:.2f} s", mark(envs["cold_s"] <= 10)],
+        ["creation warm <= 2 s", f"{envs['warm_s']:.3f} s", mark(envs["warm_s"] <= 2)],
+        ["one env <= 1.5 GB RSS", f"{one:.0f} MB", mark(one <= 1536)],
+        ["8 envs in one process <= 1.2x one", f"{ratio:.2f}x", mark(ratio <= 1.2)],
+        ["embedded search p50 <= 10 ms", f"{bm25['p50_ms']:.1f} ms", mark(bm25["p50_ms"] <= 10)],
+        ["embedded search p95 <= 20 ms", f"{bm25['p95_ms']:.1f} ms", mark(bm25["p95_ms"] <= 20)],
+    ]
+    if "prepare" in figures:
+        peak = figures["prepare"]["peak_rss_mb"]
+        rows.append(["prepare peak memory <= 4 GB", f"{peak:,.0f} MB", mark(peak <= 4096)])
+    return table(["target", "figure", "met"], rows)
+
+
+def main(argv: list[str] | None = None) -> dict:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument(
         "--products", type=int, default=FULL, help="catalogue size (default: the real 1,181,436)"
@@ -235,7 +354,7 @@ def main() -> None:
     parser.add_argument(
         "--drop-caches", action="store_true", help="empty the page cache before cold creation"
     )
-    args = parser.parse_args()
+    args = parser.parse_args(argv)
 
     from webshop_gym.data.store import StoreError, read_manifest
     from webshop_gym.data.synthetic import write_catalog
@@ -250,98 +369,39 @@ def main() -> None:
     size = sum(f.stat().st_size for f in raw.iterdir()) / 1e9
     print(f"raw files: {raw} ({size:.2f} GB)")
 
-    figures: dict[str, object] = {"products": n, "machine": describe_machine()}
+    figures: dict[str, Any] = {"products": n, "machine": describe_machine()}
     try:
         reusable = (args.reuse_store or args.search_only) and read_manifest(store) is not None
     except StoreError:
         reusable = False
     if not reusable:
-        figures["prepare"] = prepared = run(PREPARE, str(raw), str(store))
-        print(f"prepare: {prepared['seconds']:.0f} s, peak RSS {prepared['peak_rss_mb']:,.0f} MB")
+        figures["prepare"] = prepare(raw, store)
+        print(prepare_line(figures["prepare"]))
     store_size = sum(f.stat().st_size for f in store.rglob("*") if f.is_file()) / 1e9
-    manifest = read_manifest(store)
-    print(
-        f"store: {store} ({store_size:.2f} GB; {manifest['products']:,} products, "
-        f"{manifest['human_goals']:,} human + {manifest['synthetic_goals']:,} synthetic goals, "
-        f"{manifest['vocabulary']:,} index terms)"
-    )
+    print(store_line(store, store_size, read_manifest(store)))
 
-    if args.search_only:
-        search_latencies(args, n, figures)
-        return
-    dropped = drop_page_cache() if args.drop_caches else False
-    figures["envs"] = envs = run(ENVS, str(store), str(args.episodes))
-    figures["page_cache_dropped"] = dropped
-    one, eight = envs["one"], envs["eight"]
-    print(
-        f"env creation: cold {envs['cold_s']:.2f} s (imports {envs['imports_s']:.2f} s; page cache "
-        f"{'dropped' if dropped else 'as the OS had it'}), warm {envs['warm_s'] * 1e3:.0f} ms"
-    )
-    print(
-        f"one env after {args.episodes} episodes: RSS {one['VmRSS']:.0f} MB (anonymous {one['RssAnon']:.0f}, "
-        f"file-backed {one['RssFile']:.0f}), PSS {one.get('Pss', float('nan')):.0f} MB"
-    )
-    ratio = eight["VmRSS"] / one["VmRSS"]
-    print(
-        f"8 envs in one process, each after the same {args.episodes} episodes: RSS {eight['VmRSS']:.0f} MB "
-        f"= {ratio:.2f}x one env (anonymous {eight['RssAnon']:.0f} MB)"
-    )
+    if not args.search_only:
+        dropped = drop_page_cache() if args.drop_caches else False
+        figures["envs"] = env_figures(store, args.episodes)
+        figures["page_cache_dropped"] = dropped
+        print("\n".join(env_lines(figures["envs"], args.episodes, dropped)))
+        figures["vector"] = vector_figures(store)
+        print(vector_line(figures["vector"]))
 
-    figures["vector"] = vector = run(VECTOR, str(store), "10")
-    workers = vector["workers"]
-    rss = [w["VmRSS"] for w in workers]
-    pss = [w.get("Pss", float("nan")) for w in workers]
-    print(
-        f"AsyncVectorEnv(8): created in {vector['created_s']:.1f} s; workers RSS "
-        f"{min(rss):.0f}-{max(rss):.0f} MB each, {sum(rss):,.0f} MB summed; PSS {sum(pss):,.0f} MB "
-        f"summed (+ parent RSS {vector['parent']['VmRSS']:.0f} MB)"
-    )
-
-    bm25 = search_latencies(args, n, figures)
-
-    print("\n| target | figure | met |")
-    print("|---|---|---|")
-    print(f"| creation cold <= 10 s | {envs['cold_s']:.2f} s | {mark(envs['cold_s'] <= 10)} |")
-    print(f"| creation warm <= 2 s | {envs['warm_s']:.3f} s | {mark(envs['warm_s'] <= 2)} |")
-    print(f"| one env <= 1.5 GB RSS | {one['VmRSS']:.0f} MB | {mark(one['VmRSS'] <= 1536)} |")
-    print(f"| 8 envs in one process <= 1.2x one | {ratio:.2f}x | {mark(ratio <= 1.2)} |")
-    print(f"| embedded search p50 <= 10 ms | {bm25['p50_ms']:.1f} ms | {mark(bm25['p50_ms'] <= 10)} |")
-    print(f"| embedded search p95 <= 20 ms | {bm25['p95_ms']:.1f} ms | {mark(bm25['p95_ms'] <= 20)} |")
-    if "prepare" in figures:
-        peak = figures["prepare"]["peak_rss_mb"]  # type: ignore[index]
-        print(f"| prepare peak memory <= 4 GB | {peak:,.0f} MB | {mark(peak <= 4096)} |")
-    (args.work / f"full_scale-{n}.json").write_text(json.dumps(figures, indent=2))
-
-
-def search_latencies(args: argparse.Namespace, n: int, figures: dict[str, object]) -> dict:
-    """Times the embedded engine and Lucene (building Lucene's index once); prints and returns bm25's."""
-    store = args.work / f"store-{n}"
+    # Lucene's index is built once under --work; the embedded engine and Lucene are then timed.
     use_lucene = args.lucene == "yes" or (args.lucene == "auto" and lucene_available())
-    lucene_dir = ""
+    lucene_dir = str(args.work / f"lucene-{n}") if use_lucene else ""
     if use_lucene:
-        lucene_dir = str(args.work / f"lucene-{n}")
-        figures["lucene_index"] = built = run(LUCENE_INDEX, str(store), lucene_dir)
-        print(f"Lucene index of the same documents: {built['seconds']:.0f} s (2 threads; 0 s: built before)")
-    figures["search"] = search = run(SEARCH, str(store), str(args.queries), lucene_dir)
-    bm25 = search["bm25"]
-    print(
-        f"search, bm25 (embedded, memory-mapped, opened in {search['bm25_open_s'] * 1e3:.0f} ms): "
-        f"p50 {bm25['p50_ms']:.1f} ms, p95 {bm25['p95_ms']:.1f} ms over {bm25['queries']} queries "
-        f"(its thread's CPU time: p50 {bm25['cpu_p50_ms']:.1f} ms, p95 {bm25['cpu_p95_ms']:.1f} ms)"
-    )
-    if "lucene" in search:
-        lucene = search["lucene"]
-        print(
-            f"search, Lucene (pyserini): p50 {lucene['p50_ms']:.1f} ms, p95 {lucene['p95_ms']:.1f} ms "
-            f"(calling thread's CPU: p50 {lucene['cpu_p50_ms']:.1f} ms, p95 {lucene['cpu_p95_ms']:.1f} ms)"
-        )
-        print(
-            f"same hits as Lucene: top 50 on {search['same_top50']}/{bm25['queries']} queries, "
-            f"top 10 on {search['same_top10']}/{bm25['queries']}"
-        )
-    else:
-        print("search, Lucene: not measured (needs the lucene extra and Java 17)")
-    return bm25
+        figures["lucene_index"] = lucene_index(store, lucene_dir)
+        print(lucene_index_line(figures["lucene_index"]))
+    figures["search"] = search_figures(store, args.queries, lucene_dir)
+    print("\n".join(search_lines(figures["search"])))
+    if args.search_only:
+        return figures
+
+    print("\n" + "\n".join(targets(figures)))
+    (args.work / f"full_scale-{n}.json").write_text(json.dumps(figures, indent=2))
+    return figures
 
 
 if __name__ == "__main__":

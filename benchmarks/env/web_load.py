@@ -37,8 +37,10 @@ import urllib.parse
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchmarks.machine import describe_machine
+from benchmarks.markdown import table
 from webshop_gym.envs import WebShopEnv
 from webshop_gym.web.pages import landing_page, visit_page
 from webshop_gym.web.visits import PageRecord
@@ -267,6 +269,88 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, max(0, round(q / 100 * (len(ordered) - 1))))]
 
 
+def measure(
+    sessions: int, steps: int, threads: int, anonymous: int, server_url: str | None = None
+) -> dict[str, Any]:
+    """The flood of ``anonymous`` front-page GETs, then ``sessions`` sessions of ``steps`` at once.
+
+    Returns the flood's seconds and errors, the sessions' wall seconds, every step's seconds
+    by interface, every error, and the trajectory files the server wrote (None for ``server_url``).
+    """
+    plans = make_plans(sessions, steps, max_steps=100)
+    outcomes = [Outcome() for _ in plans]
+    with tempfile.TemporaryDirectory(prefix="webshop-load-") as log_dir:
+        server = None
+        url = server_url
+        if url is None:
+            server, url = start_server(threads, log_dir)
+        try:
+            flood_seconds, flood_errors = anonymous_gets(url, anonymous, 100)
+            start = threading.Barrier(len(plans))
+            workers = [
+                threading.Thread(target=run_session, args=(url, plan, start, outcome))
+                for plan, outcome in zip(plans, outcomes, strict=True)
+            ]
+            began = time.perf_counter()
+            for worker in workers:
+                worker.start()
+            for worker in workers:
+                worker.join()
+            wall = time.perf_counter() - began
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(timeout=30)
+        logged = len(list(Path(log_dir).glob("web-*.jsonl")))
+
+    pairs = list(zip(plans, outcomes, strict=True))
+    return {
+        "url": url,
+        "sessions": len(plans),
+        "steps": steps,
+        "threads": threads,
+        "anonymous_gets": anonymous,
+        "flood_s": flood_seconds,
+        "flood_errors": flood_errors,
+        "wall_s": wall,
+        "web_s": [s for p, o in pairs if p.interface == "web" for s in o.latencies],
+        "api_s": [s for p, o in pairs if p.interface == "api" for s in o.latencies],
+        "errors": flood_errors + [error for outcome in outcomes for error in outcome.errors],
+        "trajectory_files": logged if server_url is None else None,
+    }
+
+
+def report(figures: dict[str, Any]) -> list[str]:
+    """`measure`'s figures as printed: the flood, the sessions, a latency table, the first errors."""
+    web, api, errors = figures["web_s"], figures["api_s"], figures["errors"]
+    steps = len(web) + len(api)
+    lines = []
+    if figures["anonymous_gets"]:
+        count, seconds = figures["anonymous_gets"], figures["flood_s"]
+        lines.append(
+            f"{count} anonymous GETs of / and /?goal=i from one client in {seconds:.1f} s "
+            f"({count / seconds:.0f}/s): {'no' if not figures['flood_errors'] else 'ERROR:'} sessions "
+            "created; then the sessions below"
+        )
+    lines.append(
+        f"{figures['sessions']} concurrent sessions x {figures['steps']} steps against {figures['url']} "
+        f"({figures['threads']} server threads): {steps} steps in {figures['wall_s']:.2f} s = "
+        f"{steps / figures['wall_s']:.0f} steps/s; {len(errors)} errors"
+    )
+    if figures["trajectory_files"] is not None:
+        lines.append(
+            f"visitor trajectories recorded: {figures['trajectory_files']} files (one per web session)"
+        )
+    rows = []
+    for name, values in (("web (post + page)", web), ("api (step)", api), ("all", web + api)):
+        if values:
+            ms = [v * 1000 for v in values]
+            cells = [statistics.median(ms), percentile(ms, 95), percentile(ms, 99), max(ms)]
+            rows.append([name, len(ms), *(f"{value:.1f}" for value in cells)])
+    lines += table(["interface", "steps", "p50 ms", "p95 ms", "p99 ms", "max ms"], rows)
+    return lines + [f"error: {error}" for error in errors[:20]]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -286,62 +370,10 @@ def main(argv: list[str] | None = None) -> int:
         help="use a running server (bundled catalogue, split test, no visitor sessions yet)",
     )
     args = parser.parse_args(argv)
-
-    plans = make_plans(args.sessions, args.steps, max_steps=100)
-    outcomes = [Outcome() for _ in plans]
-    with tempfile.TemporaryDirectory(prefix="webshop-load-") as log_dir:
-        server = None
-        url = args.server_url
-        if url is None:
-            server, url = start_server(args.threads, log_dir)
-        try:
-            flood_seconds, flood_errors = anonymous_gets(url, args.anonymous_gets, 100)
-            start = threading.Barrier(len(plans))
-            workers = [
-                threading.Thread(target=run_session, args=(url, plan, start, outcome))
-                for plan, outcome in zip(plans, outcomes, strict=True)
-            ]
-            began = time.perf_counter()
-            for worker in workers:
-                worker.start()
-            for worker in workers:
-                worker.join()
-            wall = time.perf_counter() - began
-        finally:
-            if server is not None:
-                server.terminate()
-                server.wait(timeout=30)
-        logged = len(list(Path(log_dir).glob("web-*.jsonl")))
-
-    errors = flood_errors + [error for outcome in outcomes for error in outcome.errors]
-    web = [s for p, o in zip(plans, outcomes, strict=True) if p.interface == "web" for s in o.latencies]
-    api = [s for p, o in zip(plans, outcomes, strict=True) if p.interface == "api" for s in o.latencies]
-    steps = len(web) + len(api)
+    figures = measure(args.sessions, args.steps, args.threads, args.anonymous_gets, args.server_url)
     print(f"machine: {describe_machine()}")
-    if args.anonymous_gets:
-        print(
-            f"{args.anonymous_gets} anonymous GETs of / and /?goal=i from one client in "
-            f"{flood_seconds:.1f} s ({args.anonymous_gets / flood_seconds:.0f}/s): "
-            f"{'no' if not flood_errors else 'ERROR:'} sessions created; then the sessions below"
-        )
-    print(
-        f"{len(plans)} concurrent sessions x {args.steps} steps against {url} "
-        f"({args.threads} server threads): {steps} steps in {wall:.2f} s = {steps / wall:.0f} steps/s; "
-        f"{len(errors)} errors"
-    )
-    if args.server_url is None:
-        print(f"visitor trajectories recorded: {logged} files (one per web session)")
-    print("| interface | steps | p50 ms | p95 ms | p99 ms | max ms |\n|---|---|---|---|---|---|")
-    for name, values in (("web (post + page)", web), ("api (step)", api), ("all", web + api)):
-        if values:
-            ms = [v * 1000 for v in values]
-            print(
-                f"| {name} | {len(ms)} | {statistics.median(ms):.1f} | {percentile(ms, 95):.1f} | "
-                f"{percentile(ms, 99):.1f} | {max(ms):.1f} |"
-            )
-    for error in errors[:20]:
-        print(f"error: {error}")
-    return 1 if errors else 0
+    print("\n".join(report(figures)))
+    return 1 if figures["errors"] else 0
 
 
 if __name__ == "__main__":

@@ -43,6 +43,7 @@ from typing import Any
 
 from benchmarks.env.web_load import launch_server, percentile
 from benchmarks.machine import describe_machine
+from benchmarks.markdown import table
 
 FORWARD, BACK = "click[next >]", "click[< prev]"
 
@@ -200,6 +201,90 @@ def under_branchers(
     return latencies, errors, statuses
 
 
+def measure(
+    depth: int, requests: int, branchers: int, others: int, seconds: float, threads: int
+) -> dict[str, Any]:
+    """Both parts of the module docstring against a server of its own: one branching request
+    (`one_branching_request`), then the others' step seconds and errors in each phase, the
+    branching clients' answers by HTTP status and the log folder's bytes at the end."""
+    with tempfile.TemporaryDirectory(prefix="webshop-replay-cost-") as folder:
+        log_dir = Path(folder) / "logs"
+        log_dir.mkdir()
+        serve = ["--catalog", "mini", "--split", "test", "--threads", str(threads)]
+        server, url = launch_server(
+            [*serve, "--log-dir", str(log_dir), "--no-access-log"],
+            Path(folder) / "server.log",
+            lambda port: Visitor(f"http://127.0.0.1:{port}", "127.0.0.1").get("/healthz") == 200,
+            timeout_s=120,
+        )
+        try:
+            one = one_branching_request(url, server.pid, log_dir, depth, requests)
+            alone, alone_errors = others_latency(url, others, seconds, first_address=200)
+            loaded, loaded_errors, _ = under_branchers(
+                url, branchers, depth, others, seconds, load_pages=True
+            )
+            crowded, crowded_errors, statuses = under_branchers(url, branchers, depth, others, seconds)
+            log_total = folder_bytes(log_dir)
+        finally:
+            server.terminate()
+            server.wait(timeout=30)
+    return {
+        "depth": depth,
+        "branchers": branchers,
+        "others": others,
+        "seconds": seconds,
+        "threads": threads,
+        "one": one,
+        "phases": {
+            "alone": {"step_s": alone, "errors": alone_errors},
+            "loading pages": {"step_s": loaded, "errors": loaded_errors},
+            "branching": {"step_s": crowded, "errors": crowded_errors},
+        },
+        "branching_statuses": dict(statuses),
+        "log_bytes": log_total,
+    }
+
+
+def report(figures: dict[str, Any]) -> list[str]:
+    """`measure`'s figures as printed under the machine line: two tables and the flood's answers."""
+    one, branchers, phases = figures["one"], figures["branchers"], figures["phases"]
+    depth = figures["depth"]
+    answers = ", ".join(f"{k}: {v}" for k, v in sorted(one["statuses"].items()))
+    lines = ["", f"## One request to page {depth - 1} of a session {depth} actions deep", ""]
+    lines += table(
+        ["bytes written", "server CPU", "latency (median)", "answers"],
+        [[f"{one['bytes']:,.0f}", f"{one['cpu_ms']:.1f} ms", f"{one['latency_ms']:.1f} ms", answers]],
+        numeric=[True, True, True, False],
+    )
+    lines += [
+        "",
+        f"## {figures['others']} visitors' steps: alone, under {branchers} clients loading pages, "
+        f"under {branchers} branching clients",
+        "",
+    ]
+    rows = []
+    for name, phase in (
+        ("alone", phases["alone"]),
+        (f"{branchers} clients loading pages", phases["loading pages"]),
+        (f"{branchers} branching clients", phases["branching"]),
+    ):
+        values, errors = phase["step_s"], phase["errors"]
+        if values:
+            median, p90 = 1000 * statistics.median(values), 1000 * percentile(values, 90)
+            rows.append([name, len(values), f"{median:.1f} ms", f"{p90:.1f} ms", errors])
+        else:
+            rows.append([name, 0, "-", "-", errors])
+    lines += table(["phase", "steps", "median", "p90", "errors"], rows, numeric=[False] + [True] * 4)
+    statuses = sorted(figures["branching_statuses"].items())
+    answered = ", ".join(f"{status}: {count}" for status, count in statuses)
+    return [
+        *lines,
+        "",
+        f"branching requests in {figures['seconds']:.0f} s ({branchers} clients): {answered}",
+        f"log folder at the end: {figures['log_bytes'] / 1e6:.1f} MB",
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -211,61 +296,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--seconds", type=float, default=10.0, help="length of each latency phase")
     parser.add_argument("--threads", type=int, default=8, help="server worker threads")
     args = parser.parse_args(argv)
-
-    with tempfile.TemporaryDirectory(prefix="webshop-replay-cost-") as folder:
-        log_dir = Path(folder) / "logs"
-        log_dir.mkdir()
-        serve = ["--catalog", "mini", "--split", "test", "--threads", str(args.threads)]
-        server, url = launch_server(
-            [*serve, "--log-dir", str(log_dir), "--no-access-log"],
-            Path(folder) / "server.log",
-            lambda port: Visitor(f"http://127.0.0.1:{port}", "127.0.0.1").get("/healthz") == 200,
-            timeout_s=120,
-        )
-        try:
-            one = one_branching_request(url, server.pid, log_dir, args.depth, args.requests)
-            alone, alone_errors = others_latency(url, args.others, args.seconds, first_address=200)
-            loaded, loaded_errors, _ = under_branchers(
-                url, args.branchers, args.depth, args.others, args.seconds, load_pages=True
-            )
-            crowded, crowded_errors, statuses = under_branchers(
-                url, args.branchers, args.depth, args.others, args.seconds
-            )
-            log_total = folder_bytes(log_dir)
-        finally:
-            server.terminate()
-            server.wait(timeout=30)
-
+    figures = measure(args.depth, args.requests, args.branchers, args.others, args.seconds, args.threads)
     print(f"machine: {describe_machine()}; server: {args.threads} threads, default limits, log folder on")
-    print(f"\n## One request to page {args.depth - 1} of a session {args.depth} actions deep\n")
-    print("| bytes written | server CPU | latency (median) | answers |")
-    print("|---:|---:|---:|---|")
-    print(
-        f"| {one['bytes']:,.0f} | {one['cpu_ms']:.1f} ms | {one['latency_ms']:.1f} ms | "
-        f"{', '.join(f'{k}: {v}' for k, v in sorted(one['statuses'].items()))} |"
-    )
-    print(
-        f"\n## {args.others} visitors' steps: alone, under {args.branchers} clients loading pages, "
-        f"under {args.branchers} branching clients\n"
-    )
-    print("| phase | steps | median | p90 | errors |")
-    print("|---|---:|---:|---:|---:|")
-    for name, values, errors in (
-        ("alone", alone, alone_errors),
-        (f"{args.branchers} clients loading pages", loaded, loaded_errors),
-        (f"{args.branchers} branching clients", crowded, crowded_errors),
-    ):
-        if values:
-            print(
-                f"| {name} | {len(values)} | {1000 * statistics.median(values):.1f} ms | "
-                f"{1000 * percentile(values, 90):.1f} ms | {errors} |"
-            )
-        else:
-            print(f"| {name} | 0 | - | - | {errors} |")
-    answered = ", ".join(f"{status}: {count}" for status, count in sorted(statuses.items()))
-    seconds = args.seconds
-    print(f"\nbranching requests in {seconds:.0f} s ({args.branchers} clients): {answered}")
-    print(f"log folder at the end: {log_total / 1e6:.1f} MB")
+    print("\n".join(report(figures)))
     return 0
 
 

@@ -30,7 +30,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from benchmarks.markdown import markdown_record
+from benchmarks.markdown import markdown_record, row_line, table
 
 MODES = ("free", "constrained", "free-think", "constrained-think")
 ENV_ID, SPLIT = "WebShop-Mini-Text-v0", "test"
@@ -54,11 +54,15 @@ class Played:
     def turns(self) -> int:
         return sum(len(episode) for episode in self.outputs)
 
-    def line(self) -> str:
-        return (
-            f"| {self.mode} | {self.goals} | {'on' if self.reuse else 'off'} | {self.turns} | {self.sent} | "
-            f"{self.processed} | {self.generated} | {self.cpu_s:.1f} | {self.wall_s:.1f} |"
-        )
+
+RUN_COLUMNS = ["mode", "goals", "reuse", "turns", "sent", "computed", "generated", "CPU s", "wall s"]
+
+
+def run_cells(result: Played) -> list[object]:
+    """One run's row of the first table (`RUN_COLUMNS`)."""
+    reuse = "on" if result.reuse else "off"
+    counts = [result.turns, result.sent, result.processed, result.generated]
+    return [result.mode, result.goals, reuse, *counts, f"{result.cpu_s:.1f}", f"{result.wall_s:.1f}"]
 
 
 def measured(mode: str, goals: str, reuse: bool, backend: Any, play: Callable[[], list[list[str]]]) -> Played:
@@ -93,6 +97,63 @@ def play_together(make_agent: Any, episodes: int) -> list[list[str]]:
     return [[step["model_output"] for step in record["trajectory"][1:]] for record in records]
 
 
+def measure(
+    model: str,
+    episodes: int,
+    modes: Sequence[str],
+    batched: bool = False,
+    history_turns: int = 2,
+    max_new_tokens: int = 48,
+    threads: int = 1,
+    note: Callable[[Played], None] = lambda result: None,
+) -> tuple[list[Played], dict[str, int]]:
+    """Plays goals ``0..episodes-1`` in each mode, without and with prefix reuse (and, with
+    ``batched``, all at once too); every run as it ends goes to ``note``. Returns the runs and
+    the tokens of each mode's chat-templated system prompt."""
+    import gymnasium as gym
+
+    import webshop_gym  # noqa: F401  (registers the ids)
+    from benchmarks.harness.agents import make_factory
+    from shared_prompts import system_prompt
+
+    env = gym.make(ENV_ID, split=SPLIT)
+    played: list[Played] = []
+
+    def done(result: Played) -> None:
+        played.append(result)
+        note(result)
+
+    system_tokens: dict[str, int] = {}  # per mode: the system prompt, chat-templated
+    for mode in modes:
+        factories = {}
+        for reuse in (False, True):
+            options = {
+                "model": model,
+                "cpu_threads": str(threads),
+                "history_turns": str(history_turns),
+                "max_new_tokens": str(max_new_tokens),
+                "constrained": str(mode.startswith("constrained")),
+                "think": str(mode.endswith("-think")),
+                "reuse_prefix": str(reuse),
+            }
+            factories[reuse] = make_factory("llm", options)
+        agents: dict[bool, Any] = {reuse: make_agent() for reuse, make_agent in factories.items()}
+        tokenizer = agents[False].backend.tokenizer
+        system = [{"role": "system", "content": system_prompt(agents[False].prompts)}]
+        text = tokenizer.apply_chat_template(system, tokenize=False)
+        system_tokens[mode] = len(tokenizer(text, add_special_tokens=False)["input_ids"])
+        for goal in range(episodes):
+            for reuse, agent in agents.items():
+                done(measured(mode, str(goal), reuse, agent.backend, partial(play_alone, agent, env, goal)))
+        if batched and episodes > 1:
+            label = f"0-{episodes - 1} at once"
+            for reuse, make_agent in factories.items():
+                backend = agents[reuse].backend
+                done(measured(mode, label, reuse, backend, partial(play_together, make_agent, episodes)))
+    env.close()
+    return played, system_tokens
+
+
 def main(argv: Sequence[str] | None = None) -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -111,48 +172,16 @@ def main(argv: Sequence[str] | None = None) -> None:
     if args.episodes < 1:
         parser.error("--episodes must be at least 1")
 
-    import gymnasium as gym
-
-    import webshop_gym  # noqa: F401  (registers the ids)
-    from benchmarks.harness.agents import make_factory
-    from shared_prompts import system_prompt
-
-    env = gym.make(ENV_ID, split=SPLIT)
-    played: list[Played] = []
-
-    def note(result: Played) -> None:
-        played.append(result)
-        print(result.line(), flush=True)
-
-    system_tokens: dict[str, int] = {}  # per mode: the system prompt, chat-templated
-    for mode in args.modes:
-        factories = {}
-        for reuse in (False, True):
-            options = {
-                "model": args.model,
-                "cpu_threads": str(args.threads),
-                "history_turns": str(args.history_turns),
-                "max_new_tokens": str(args.max_new_tokens),
-                "constrained": str(mode.startswith("constrained")),
-                "think": str(mode.endswith("-think")),
-                "reuse_prefix": str(reuse),
-            }
-            factories[reuse] = make_factory("llm", options)
-        agents: dict[bool, Any] = {reuse: make_agent() for reuse, make_agent in factories.items()}
-        tokenizer = agents[False].backend.tokenizer
-        system = [{"role": "system", "content": system_prompt(agents[False].prompts)}]
-        text = tokenizer.apply_chat_template(system, tokenize=False)
-        system_tokens[mode] = len(tokenizer(text, add_special_tokens=False)["input_ids"])
-        for goal in range(args.episodes):
-            for reuse, agent in agents.items():
-                note(measured(mode, str(goal), reuse, agent.backend, partial(play_alone, agent, env, goal)))
-        if args.batched and args.episodes > 1:
-            label = f"0-{args.episodes - 1} at once"
-            for reuse, make_agent in factories.items():
-                backend = agents[reuse].backend
-                note(measured(mode, label, reuse, backend, partial(play_together, make_agent, args.episodes)))
-    env.close()
-
+    played, system_tokens = measure(
+        args.model,
+        args.episodes,
+        args.modes,
+        args.batched,
+        args.history_turns,
+        args.max_new_tokens,
+        args.threads,
+        note=lambda result: print(row_line(run_cells(result)), flush=True),
+    )
     lines, mismatches = report(played, system_tokens)
     title = "# Prompt tokens per episode of the llm agent, and prefix reuse"
     lines = [
@@ -175,38 +204,61 @@ def main(argv: Sequence[str] | None = None) -> None:
         sys.exit(1)
 
 
-def report(played: Sequence[Played], system_tokens: dict[str, int]) -> tuple[list[str], list[str]]:
-    """The tables (every run, then per mode and way of playing) and the runs whose answers differed."""
-    lines = [
-        "| mode | goals | reuse | turns | sent | computed | generated | CPU s | wall s |",
-        "|---|---|---|---:|---:|---:|---:|---:|---:|",
-        *(result.line() for result in played),
-        "",
-        "| mode | goals | system prompt | sent per turn | computed per turn, off | on | "
-        "CPU s per turn, off | on | CPU saved | same answers |",
-        "|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
-    ]
-    mismatches = []
+def summary(played: Sequence[Played]) -> list[dict[str, Any]]:
+    """Per mode and way of playing (one goal at a time, or at once): the runs' goals, whether
+    each run gave the same answers with reuse as without, and the per-turn figures (sent; computed
+    and CPU seconds without reuse, False, and with it, True) over the turns played without."""
+    rows = []
     for mode in dict.fromkeys(r.mode for r in played):
         for together in (False, True):
             off = [r for r in played if r.mode == mode and not r.reuse and ("at once" in r.goals) == together]
             on = [r for r in played if r.mode == mode and r.reuse and ("at once" in r.goals) == together]
             if not off:
                 continue
-            same = [a.outputs == b.outputs for a, b in zip(off, on, strict=True)]
-            mismatches += [f"{mode} goals {a.goals}" for a, ok in zip(off, same, strict=True) if not ok]
             turns = sum(r.turns for r in off)
 
-            def per_turn(rows: list[Played], field: str, turns: int = turns) -> float:
-                return sum(getattr(r, field) for r in rows) / turns
+            def per_turn(runs: list[Played], field: str, turns: int = turns) -> float:
+                return sum(getattr(r, field) for r in runs) / turns
 
-            cpu_off, cpu_on = per_turn(off, "cpu_s"), per_turn(on, "cpu_s")
-            lines.append(
-                f"| {mode} | {'at once' if together else 'one at a time'} | {system_tokens[mode]} | "
-                f"{per_turn(off, 'sent'):.0f} | "
-                f"{per_turn(off, 'processed'):.0f} | {per_turn(on, 'processed'):.0f} | {cpu_off:.2f} | "
-                f"{cpu_on:.2f} | {1 - cpu_on / cpu_off:.0%} | {sum(same)}/{len(same)} runs |"
+            rows.append(
+                {
+                    "mode": mode,
+                    "together": together,
+                    "goals": [r.goals for r in off],
+                    "same": [a.outputs == b.outputs for a, b in zip(off, on, strict=True)],
+                    "sent_per_turn": per_turn(off, "sent"),
+                    "computed_per_turn": {False: per_turn(off, "processed"), True: per_turn(on, "processed")},
+                    "cpu_s_per_turn": {False: per_turn(off, "cpu_s"), True: per_turn(on, "cpu_s")},
+                }
             )
+    return rows
+
+
+def report(played: Sequence[Played], system_tokens: dict[str, int]) -> tuple[list[str], list[str]]:
+    """The tables (every run, then per mode and way of playing) and the runs whose answers differed."""
+    lines = table(RUN_COLUMNS, [run_cells(result) for result in played], numeric=[False] * 3 + [True] * 6)
+    columns = ["mode", "goals", "system prompt", "sent per turn", "computed per turn, off", "on"]
+    columns += ["CPU s per turn, off", "on", "CPU saved", "same answers"]
+    rows, mismatches = [], []
+    for row in summary(played):
+        same = row["same"]
+        mismatches += [f"{row['mode']} goals {g}" for g, ok in zip(row["goals"], same, strict=True) if not ok]
+        computed, cpu = row["computed_per_turn"], row["cpu_s_per_turn"]
+        rows.append(
+            [
+                row["mode"],
+                "at once" if row["together"] else "one at a time",
+                system_tokens[row["mode"]],
+                f"{row['sent_per_turn']:.0f}",
+                f"{computed[False]:.0f}",
+                f"{computed[True]:.0f}",
+                f"{cpu[False]:.2f}",
+                f"{cpu[True]:.2f}",
+                f"{1 - cpu[True] / cpu[False]:.0%}",
+                f"{sum(same)}/{len(same)} runs",
+            ]
+        )
+    lines += ["", *table(columns, rows, numeric=[False] * 2 + [True] * 7 + [False])]
     mean_turns = statistics.fmean(len(episode) for r in played for episode in r.outputs)
     lines += [
         "",
