@@ -20,17 +20,25 @@ import benchmarks.training.apo_compare as apo_compare
 from apo_agent.config import TrainConfig
 from benchmarks.intervals import interval, mean_interval, ratio_interval
 from benchmarks.training.apo_compare import (
+    compare,
     finished_run,
     keep_policy,
     kept_run,
     markdown,
     paired_differences,
     plot,
+    signed,
     signs,
     summarise,
     training_curve,
 )
-from benchmarks.training.apo_curves import CurvePoint, every_run_targets, target_costs, target_sections
+from benchmarks.training.apo_curves import (
+    CurvePoint,
+    every_run_targets,
+    target_costs,
+    time_to_targets,
+    time_to_targets_lines,
+)
 
 COMMAND = "python -m benchmarks.training.apo_compare"
 
@@ -53,9 +61,23 @@ def fake_run(reference_success, trained_success, stage1, training_s, cpu=None, s
 
 def t_cell(values, digits=1):
     """The mean and its 95% Student-t interval, computed here straight from scipy."""
-    mean = sum(values) / len(values)
-    low, high = stats.t.interval(0.95, len(values) - 1, loc=mean, scale=stats.sem(values))
+    mean, low, high = t_estimate(values)
     return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"
+
+
+def t_estimate(values):
+    """(mean, low, high): the mean and its 95% Student-t interval, straight from scipy."""
+    mean = sum(values) / len(values)
+    if len(set(values)) == 1:
+        return mean, mean, mean
+    low, high = stats.t.interval(0.95, len(values) - 1, loc=mean, scale=stats.sem(values))
+    return mean, low, high
+
+
+def assert_t(estimate, values):
+    """``estimate`` is the mean [95% Student-t interval] of ``values``."""
+    assert estimate.method == "t" and estimate.values == pytest.approx(values)
+    assert (estimate.mean, estimate.low, estimate.high) == pytest.approx(t_estimate(values))
 
 
 def test_intervals_over_seeds_are_student_t_by_default_and_bca_from_ten():
@@ -102,27 +124,36 @@ def test_summary_and_table():
     # Two clocks: Stage 1 included, Stage 2 only; and Stage 1's share of A*PO's CPU.
     assert rows["apo"]["training_cpu_s"] == [1000.0, 1200.0] and rows["apo"]["stage2_cpu_s"] == [600.0, 600.0]
     assert rows["apo"]["stage1_cpu_share"] == [40.0, 50.0] and "stage1_cpu_share" not in rows["grpo"]
-    table = markdown(rows, runs, [0, 1], COMMAND)
-    assert "mean [95% Student-t interval] over the 2 seeds" in table
-    assert f"| pi_ref (warm start) | {t_cell([20.0, 22.0])} |" in table
-    assert (
-        f"| after A*PO | {t_cell([40.0, 44.0])} | 60.0 [60.0, 60.0] | {t_cell([20.0, 22.0])} | 512 | 512 | "
-        f"{t_cell([1000.0, 1200.0], 0)} | 600 [600, 600] | {t_cell([300.0, 320.0], 0)} |" in table
-    )
-    assert f"| after GRPO | {t_cell([30.0, 28.0])} |" in table
-    assert f"Stage 1's share of A*PO's training CPU time: {t_cell([40.0, 50.0])} %." in table
+    comparison = compare(runs, [0, 1])
+    assert comparison.method == "t" and comparison.seeds == [0, 1] and comparison.summary == rows
+    estimates = comparison.estimates
+    assert_t(estimates["pi_ref"]["success"], [20.0, 22.0])
+    apo = estimates["apo"]
+    assert_t(apo["success"], [40.0, 44.0])
+    assert_t(apo["score"], [60.0, 60.0])
+    assert_t(apo["improvement"], [20.0, 22.0])
+    assert apo["stage1_episodes"].values == apo["stage2_episodes"].values == (512, 512)
+    assert_t(apo["training_cpu_s"], [1000.0, 1200.0])
+    assert_t(apo["stage2_cpu_s"], [600.0, 600.0])
+    assert_t(apo["training_s"], [300.0, 320.0])
+    assert_t(estimates["grpo"]["success"], [30.0, 28.0])
+    assert_t(apo["stage1_cpu_share"], [40.0, 50.0])
+    assert "stage1_cpu_share" not in estimates["grpo"]
     # Per seed: successes, then each method's CPU with Stage 1 and Stage 2 only.
-    assert "| A*PO CPU s, Stage 1 incl. | A*PO CPU s, Stage 2 | GRPO CPU s, Stage 1 incl. |" in table
-    assert "| 1 | 22.0 / 50.0 | 44.0 / 60.0 | 28.0 / 60.0 | 1200 | 600 | 1000 | 1000 |" in table
+    summary = comparison.summary
+    assert (summary["pi_ref"]["success"][1], summary["pi_ref"]["score"][1]) == (22.0, 50.0)
+    assert (summary["apo"]["success"][1], summary["apo"]["score"][1]) == (44.0, 60.0)
+    assert (summary["grpo"]["success"][1], summary["grpo"]["score"][1]) == (28.0, 60.0)
+    assert (summary["grpo"]["training_cpu_s"][1], summary["grpo"]["stage2_cpu_s"][1]) == (1000.0, 1000.0)
 
 
 def test_the_title_names_the_preset_and_the_environment():
     runs = {f"{a}-seed0": fake_run(20.0, 30.0, 0, 1.0) for a in ("apo", "grpo")}
     for run in runs.values():
         run["config"] = {"env_id": "WebShop-Text-v0", "eval_temperature": 1.0}
-    table = markdown(summarise(runs, [0]), runs, [0], COMMAND, preset="smollm2")
-    assert table.startswith("# A*PO vs GRPO, apo-agent preset `smollm2` (WebShop-Text-v0, test split)")
-    assert "CPU demo" not in table
+    comparison = compare(runs, [0], preset="smollm2")
+    assert (comparison.preset, comparison.environment) == ("smollm2", "WebShop-Text-v0")
+    assert comparison.policies == ["apo", "grpo"]
 
 
 def sampled_runs(per_seed):
@@ -156,25 +187,33 @@ def test_per_seed_differences_are_paired_with_their_t_interval_and_sign_count():
     assert differences["apo"]["sampled_success"] == [-3.0, 5.0, 3.0]
     assert signs(differences["apo"]["success"]) == (1, 1, 1)
     assert signs(differences["apo"]["sampled_success"]) == (2, 0, 1)
-    table = markdown(summarise(runs, [0, 1, 2]), runs, [0, 1, 2], COMMAND)
-    assert "### A*PO - GRPO" in table
-    assert "| seed | success (points) | score | sampled success (points, T = 1) | sampled score |" in table
-    assert "| 0 | -3.0 | -1.5 | -3.0 | 0.0 |" in table
-    assert "| 2 | 0.0 | +1.0 | +3.0 | 0.0 |" in table
+    paired = compare(runs, [0, 1, 2]).paired
+    assert list(paired) == ["apo"]
+    assert list(paired["apo"]) == ["success", "score", "sampled_success", "sampled_score"]
+    assert [d.values[0] for d in paired["apo"].values()] == pytest.approx([-3.0, -1.5, -3.0, 0.0])
+    assert [d.values[2] for d in paired["apo"].values()] == pytest.approx([0.0, 1.0, 3.0, 0.0])
+    assert signed(paired["apo"]["success"].values[2]) == "0.0"  # not "-0.0"
     # Success: mean 1/3, s = sqrt(37/3), t(0.975, 2) = 4.3027 -> 0.3 [-8.4, 9.1]; score: mean
     # 0.5, s = sqrt(3.25) -> 0.5 [-4.0, 5.0].
-    assert "| mean [95% Student-t interval] | 0.3 [-8.4, 9.1] | 0.5 [-4.0, 5.0] |" in table
-    assert "BCa" not in table.split("### A*PO - GRPO")[1]  # fewer than 10 seeds
-    assert "| seeds A*PO above / equal / below | 1 / 1 / 1 | 2 / 0 / 1 | 2 / 0 / 1 | 0 / 3 / 0 |" in table
+    success, score = paired["apo"]["success"].estimates["t"], paired["apo"]["score"].estimates["t"]
+    half = 4.302653 * math.sqrt(37 / 3) / math.sqrt(3)
+    assert (success.mean, success.low, success.high) == pytest.approx((1 / 3, 1 / 3 - half, 1 / 3 + half))
+    half = 4.302653 * math.sqrt(3.25) / math.sqrt(3)
+    assert (score.mean, score.low, score.high) == pytest.approx((0.5, 0.5 - half, 0.5 + half))
+    assert all(list(d.estimates) == ["t"] for d in paired["apo"].values())  # no BCa: fewer than 10 seeds
+    assert [d.signs for d in paired["apo"].values()] == [(1, 1, 1), (2, 0, 1), (2, 0, 1), (0, 3, 0)]
 
 
 def test_ten_seeds_add_the_bca_interval_of_the_differences():
     per_seed = [((30.0 + d, 70.0, 30.0), (30.0, 70.0, 30.0)) for d in (1, -2, 3, 0, 5, 2, -1, 4, 6, 2)]
     runs = sampled_runs(per_seed)
-    table = markdown(summarise(runs, list(range(10))), runs, list(range(10)), COMMAND)
-    expected = mean_interval([1.0, -2.0, 3.0, 0.0, 5.0, 2.0, -1.0, 4.0, 6.0, 2.0], method="bca")
-    assert f"| mean [95% BCa bootstrap interval] | {expected} |" in table
-    assert expected != mean_interval([1.0, -2.0, 3.0, 0.0, 5.0, 2.0, -1.0, 4.0, 6.0, 2.0], method="t")
+    success = compare(runs, list(range(10))).paired["apo"]["success"]
+    assert list(success.estimates) == ["t", "bca"]
+    bca = success.estimates["bca"]
+    differences = [1.0, -2.0, 3.0, 0.0, 5.0, 2.0, -1.0, 4.0, 6.0, 2.0]
+    assert bca.method == "bca" and bca.mean == pytest.approx(2.0)
+    assert (bca.low, bca.high) == interval(differences, "bca") != interval(differences, "t")
+    assert mean_interval(differences, method="bca") != mean_interval(differences, method="t")
 
 
 def test_a_greedy_report_also_gives_the_sampled_policies():
@@ -191,18 +230,25 @@ def test_a_greedy_report_also_gives_the_sampled_policies():
     rows = summarise(runs, [0, 1])
     assert rows["pi_ref"]["sampled_success"] == [10.0, 14.0]
     assert rows["apo"]["sampled_improvement"] == [20.0, 22.0]
-    table = markdown(rows, runs, [0, 1], COMMAND)
-    assert "greedy decoding (temperature 0)" in table
-    assert f"| pi_ref (warm start) | {t_cell([10.0, 14.0])} | 40.0 [40.0, 40.0] | |" in table
-    assert f"| after A*PO | {t_cell([30.0, 36.0])} | 45.0 [45.0, 45.0] | {t_cell([20.0, 22.0])} |" in table
-    assert f"| after GRPO | {t_cell([20.0, 18.0])} | 45.0 [45.0, 45.0] | {t_cell([10.0, 4.0])} |" in table
+    comparison = compare(runs, [0, 1])
+    assert comparison.eval_temperature == 0.0  # greedy
+    estimates = comparison.estimates
+    assert_t(estimates["pi_ref"]["sampled_success"], [10.0, 14.0])
+    assert_t(estimates["pi_ref"]["sampled_score"], [40.0, 40.0])
+    for policy, success, improvement in (
+        ("apo", [30.0, 36.0], [20.0, 22.0]),
+        ("grpo", [20.0, 18.0], [10.0, 4.0]),
+    ):
+        assert_t(estimates[policy]["sampled_success"], success)
+        assert_t(estimates[policy]["sampled_score"], [45.0, 45.0])
+        assert_t(estimates[policy]["sampled_improvement"], improvement)
 
 
 def test_a_sampled_report_has_one_table():
     runs = {f"{a}-seed0": fake_run(20.0, 30.0, 0, 1.0) for a in ("apo", "grpo")}
-    table = markdown(summarise(runs, [0]), runs, [0], COMMAND)
-    assert "one sampled episode each (temperature 1)" in table
-    assert "The same policies sampled" not in table
+    comparison = compare(runs, [0])
+    assert comparison.eval_temperature == 1.0  # one sampled episode each
+    assert all("sampled_success" not in row for row in comparison.estimates.values())
 
 
 def curve(cpu, episodes, successes):
@@ -244,26 +290,32 @@ def test_targets_are_levels_every_run_of_every_method_reaches():
 
 
 def test_time_to_targets_report_means_over_every_seed_and_log_ratio_intervals():
-    lines, record = target_sections(CURVES, {"apo": "A*PO", "grpo": "GRPO"}, STAGE1)
-    text = "\n".join(lines)
-    cell = t_cell([520.0, 600.0 + 200 / 3], 0)
-    assert f"| 32.0 | top: the largest success every run reaches | A*PO | {cell} |" in text
+    result = time_to_targets(CURVES, STAGE1)
+    record = result.record()
+    top = result.targets[1]
+    assert (top.target.success, top.target.chosen_as) == (32.0, "top: the largest success every run reaches")
+    assert_t(top.estimates["apo"]["cpu_seconds"], [520.0, 600.0 + 200 / 3])
     ratios = [520.0 / 400.0, (600.0 + 200.0 / 3) / 150.0]
-    assert record["targets"][1]["ratios"]["apo"] == pytest.approx(ratios)
+    assert record["targets"][1]["ratios"]["apo"] == pytest.approx(ratios) == top.ratios["apo"]
+    assert ratios == pytest.approx([1.30, 4.44], abs=0.005)
     mean, low, high = ratio_interval(ratios)
     assert mean == pytest.approx(math.sqrt(ratios[0] * ratios[1]))
     log_low, log_high = stats.t.interval(
         0.95, 1, loc=sum(map(math.log, ratios)) / 2, scale=stats.sem([math.log(r) for r in ratios])
     )
     assert (low, high) == pytest.approx((math.exp(log_low), math.exp(log_high)))
-    assert f"| 32.0 | A*PO / GRPO | {mean:.2f} [{low:.2f}, {high:.2f}] | 1.30, 4.44 |" in text
+    estimate = top.ratio_estimates["apo"]
+    assert estimate.method == "t" and (estimate.mean, estimate.low, estimate.high) == pytest.approx(
+        (mean, low, high)
+    )
     # GRPO's final success per seed: 32 (seed 0, at 400 s) and 34 (seed 1, first reached at
     # 100 + 200 * 4 / 8 = 200 s); A*PO gets to 32 at 520 s in seed 0 and to 34 in seed 1 at
     # 600 + 200 * 4 / 6 s.
     rows = record["reaching_grpo_final"]
     assert [(r["target"], r["grpo"]) for r in rows] == [(32.0, 400.0), (34.0, 200.0)]
     assert rows[0]["apo"] == pytest.approx(520.0) and rows[1]["apo"] == pytest.approx(600.0 + 800.0 / 6)
-    assert "A*PO reaches GRPO's final success in 2 of 2 seeds." in text
+    assert result.seeds == 2 and all(r["apo"] is not None for r in rows)  # A*PO reaches it in 2 of 2
+    assert result.reaching_estimate.values == pytest.approx([520.0 / 400.0, (600.0 + 800.0 / 6) / 200.0])
 
 
 def test_a_seed_where_apo_never_reaches_grpo_final_success_is_counted_not_dropped():
@@ -276,12 +328,23 @@ def test_a_seed_where_apo_never_reaches_grpo_final_success_is_counted_not_droppe
         "grpo": {**CURVES["grpo"], 2: curve([0, 100, 300], [0, 400, 1200], [18, 30, 34])},
     }
     stage1 = {"apo": {0: 400.0, 1: 400.0, 2: 400.0}, "grpo": {0: 0.0, 1: 0.0, 2: 0.0}}
-    lines, record = target_sections(curves, {"apo": "A*PO", "grpo": "GRPO"}, stage1)
-    text = "\n".join(lines)
-    assert "| 2 | 34.0 | 300 | never | - |" in text
-    assert record["reaching_grpo_final"][2]["ratio"] is None
+    result = time_to_targets(curves, stage1)
+    assert result.reaching_grpo_final[2] == {
+        "seed": 2,
+        "target": 34.0,
+        "grpo": 300.0,
+        "apo": None,
+        "ratio": None,
+    }
+    assert result.record()["reaching_grpo_final"][2]["ratio"] is None
     ratios = [520.0 / 400.0, (600.0 + 800.0 / 6) / 200.0]
     mean, low, high = ratio_interval(ratios)
+    estimate = result.reaching_estimate
+    assert estimate.values == pytest.approx(ratios) and result.seeds == 3
+    assert (estimate.mean, estimate.low, estimate.high) == pytest.approx((mean, low, high))
+    # The rendering of these figures: the seed A*PO never gets there, and the summary under the table.
+    text = "\n".join(time_to_targets_lines(result, {"apo": "A*PO", "grpo": "GRPO"}))
+    assert "| 2 | 34.0 | 300 | never | - |" in text
     assert (
         "A*PO reaches GRPO's final success in 2 of 3 seeds. Geometric mean of A*PO / GRPO over the "
         f"2 seeds with a ratio: {mean:.2f} [{low:.2f}, {high:.2f}]" in text
@@ -297,10 +360,19 @@ def test_the_report_times_the_test_curves_to_every_run_targets():
             run = fake_run(points[0].success, points[-1].success, 1000 if stage1 else 0, 1.0, (stage1, 100.0))
             run["test_curve"] = points
             runs[f"{algorithm}-seed{seed}"] = run
-    table = markdown(summarise(runs, [0, 1]), runs, [0, 1], COMMAND)
-    assert "## Time to reach test success levels that every run reaches" in table
-    assert "| 26.0 | halfway from the best pi_ref (20.0) to the top | GRPO |" in table
-    assert "reached in seeds" not in table  # no row averages a subset of seeds
+    result = compare(runs, [0, 1]).time_to_targets
+    assert result is not None
+    halfway = result.targets[0]
+    assert halfway.target == every_run_targets(CURVES)[0]
+    assert (halfway.target.success, halfway.target.chosen_as) == (
+        26.0,
+        "halfway from the best pi_ref (20.0) to the top",
+    )
+    assert list(halfway.estimates) == ["apo", "grpo"]
+    # no row averages a subset of seeds
+    assert all(
+        len(e.values) == 2 for t in result.targets for axes in t.estimates.values() for e in axes.values()
+    )
 
 
 def test_a_run_that_finished_with_the_same_settings_is_reused(tmp_path):
@@ -353,15 +425,19 @@ def test_a_report_of_one_algorithm_has_only_its_rows():
     runs = {f"apo-seed{seed}": fake_run(20.0 + seed, 35.0 + seed, 512, 300.0) for seed in (0, 1)}
     rows = summarise(runs, [0, 1])
     assert set(rows) == {"pi_ref", "apo"}
-    table = markdown(rows, runs, [0, 1], "python -m benchmarks.training.apo_compare --algorithms apo")
-    assert table.startswith("# A*PO, apo-agent preset `cpu-demo`")
-    assert (
-        f"| after A*PO | {t_cell([35.0, 36.0])} | 60.0 [60.0, 60.0] | 15.0 [15.0, 15.0] | 512 | 512 |  |  | "
-        "300 [300, 300] |" in table
-    )
-    assert "GRPO" not in table and "Paired differences" not in table
-    assert "| seed | pi_ref success / score | A*PO success / score | A*PO CPU s, Stage 1 incl. |" in table
-    assert "| 1 | 21.0 / 50.0 | 36.0 / 60.0 |  |  |" in table
+    comparison = compare(runs, [0, 1])
+    assert comparison.policies == ["apo"] and comparison.preset == "cpu-demo"
+    apo = comparison.estimates["apo"]
+    assert_t(apo["success"], [35.0, 36.0])
+    assert_t(apo["score"], [60.0, 60.0])
+    assert_t(apo["improvement"], [15.0, 15.0])
+    assert apo["stage1_episodes"].values == apo["stage2_episodes"].values == (512, 512)
+    assert "training_cpu_s" not in apo and "stage2_cpu_s" not in apo  # recorded without CPU time
+    assert_t(apo["training_s"], [300.0, 300.0])
+    assert set(comparison.estimates) == {"pi_ref", "apo"} and comparison.paired == {}
+    summary = comparison.summary
+    assert (summary["pi_ref"]["success"][1], summary["pi_ref"]["score"][1]) == (21.0, 50.0)
+    assert (summary["apo"]["success"][1], summary["apo"]["score"][1]) == (36.0, 60.0)
 
 
 def test_later_rounds_are_reported_against_the_first_pi_ref_with_their_costs_added_up():
@@ -370,20 +446,86 @@ def test_later_rounds_are_reported_against_the_first_pi_ref_with_their_costs_add
         "apo-seed0-round2": fake_run(30.0, 36.0, 256, 200.0, cpu=(50.0, 150.0)),  # pi_ref: round 1's policy
         "grpo-seed0": fake_run(20.0, 33.0, 0, 250.0, cpu=(0.0, 400.0)),
     }
+    for run in runs.values():
+        run["config"] = {"env_id": "WebShop-Text-v0", "eval_temperature": 1.0}
     rows = summarise(runs, [0])
     assert rows["pi_ref"]["success"] == [20.0]
     assert rows["apo-round2"]["improvement"] == [16.0]
-    table = markdown(rows, runs, [0], "python -m benchmarks.training.apo_compare --rounds 2")
-    assert "| after A*PO | 30.0 | 60.0 | 10.0 | 512 | 512 | 300 | 200 | 300 |" in table
-    assert "| after A*PO, 2 rounds | 36.0 | 60.0 | 16.0 | 768 | 1024 | 500 | 350 | 500 |" in table
-    assert "| after GRPO | 33.0 | 60.0 | 13.0 | 0 | 512 | 400 | 400 | 250 |" in table
-    assert "takes the last round's policy as its pi_ref" in table
-    assert (
-        "| 0 | 20.0 / 50.0 | 30.0 / 60.0 | 36.0 / 60.0 | 33.0 / 60.0 | 300 | 200 | 500 | 350 | 400 | 400 |"
-        in table
-    )
+    comparison = dataclasses.replace(compare(runs, [0], preset="smollm2"), machine="a machine")
+    figures = ("success", "score", "improvement", "stage1_episodes", "stage2_episodes")
+    figures += ("training_cpu_s", "stage2_cpu_s", "training_s")
+    # One seed: each figure is that seed's, and the rounds' episodes and times add up.
+    assert {p: [comparison.estimates[p][f].mean for f in figures] for p in comparison.policies} == {
+        "apo": [30.0, 60.0, 10.0, 512, 512, 300.0, 200.0, 300.0],
+        "apo-round2": [36.0, 60.0, 16.0, 768, 1024, 500.0, 350.0, 500.0],
+        "grpo": [33.0, 60.0, 13.0, 0, 512, 400.0, 400.0, 250.0],
+    }
+    assert [rows[p]["training_cpu_s"] + rows[p]["stage2_cpu_s"] for p in comparison.policies] == [
+        [300.0, 200.0],
+        [500.0, 350.0],
+        [400.0, 400.0],
+    ]
     # Every A*PO policy is set against GRPO.
-    assert "### A*PO - GRPO" in table and "### A*PO, 2 rounds - GRPO" in table
+    assert list(comparison.paired) == ["apo", "apo-round2"]
+    assert comparison.paired["apo-round2"]["success"].values == [3.0]
+    # The report of these figures, as results.md records it.
+    assert (
+        markdown(comparison, "python -m benchmarks.training.apo_compare --rounds 2")
+        == "\n".join(
+            [
+                "# A*PO vs GRPO, apo-agent preset `smollm2` (WebShop-Text-v0, test split)",
+                "",
+                "Command: `python -m benchmarks.training.apo_compare --rounds 2`  ",
+                "Machine: a machine  ",
+                "Seeds: 0; 100 test goals, one sampled episode each (temperature 1). Success and score in %, "
+                "mean [95% Student-t interval] over the 1 seeds.",
+                "",
+            ]
+        )
+        + REPORT_OF_ROUNDS
+    )
+
+
+REPORT_OF_ROUNDS = """
+| policy | success % | score | gain in success (points) | Stage 1 episodes | Stage 2 episodes | training CPU s, Stage 1 included | training CPU s, Stage 2 only | training wall-clock s |
+|---|---|---|---|---|---|---|---|---|
+| pi_ref (warm start) | 20.0 | 50.0 | | | | | | |
+| after A*PO | 30.0 | 60.0 | 10.0 | 512 | 512 | 300 | 200 | 300 |
+| after A*PO, 2 rounds | 36.0 | 60.0 | 16.0 | 768 | 1024 | 500 | 350 | 500 |
+| after GRPO | 33.0 | 60.0 | 13.0 | 0 | 512 | 400 | 400 | 250 |
+
+Training time covers Stage 1 (A*PO only) and Stage 2 (of every round so far), not the warm start or the test evaluations. CPU time (all the process's threads) is the clock to compare when other work shares the machine; wall-clock is given for completeness.
+Stage 1's share of A*PO's training CPU time: 33.3 %.
+Stage 1's share of A*PO, 2 rounds's training CPU time: 30.0 %.
+
+Each A*PO round after the first takes the last round's policy as its pi_ref (its own Stage 1, and the KL anchor moves with it); gains are against the warm start, and the episodes and times add up the rounds so far.
+
+Per seed (CPU s: Stage 1 included, then Stage 2 only):
+
+| seed | pi_ref success / score | A*PO success / score | A*PO, 2 rounds success / score | GRPO success / score | A*PO CPU s, Stage 1 incl. | A*PO CPU s, Stage 2 | A*PO, 2 rounds CPU s, Stage 1 incl. | A*PO, 2 rounds CPU s, Stage 2 | GRPO CPU s, Stage 1 incl. | GRPO CPU s, Stage 2 |
+|---|---|---|---|---|---|---|---|---|---|---|
+| 0 | 20.0 / 50.0 | 30.0 / 60.0 | 36.0 / 60.0 | 33.0 / 60.0 | 300 | 200 | 500 | 350 | 400 | 400 |
+
+## Paired differences, seed by seed
+
+Both methods train from the same pi_ref in each seed; the difference of their final test success and score per seed, its mean over seeds with a paired 95% interval (Student-t; BCa too from 10 seeds), and how many seeds it is above, equal to and below zero.
+
+### A*PO - GRPO
+
+| seed | success (points) | score |
+|---|---|---|
+| 0 | -3.0 | 0.0 |
+| mean [95% Student-t interval] | -3.0 | 0.0 |
+| seeds A*PO above / equal / below | 0 / 0 / 1 | 0 / 1 / 0 |
+
+### A*PO, 2 rounds - GRPO
+
+| seed | success (points) | score |
+|---|---|---|
+| 0 | +3.0 | 0.0 |
+| mean [95% Student-t interval] | 3.0 | 0.0 |
+| seeds A*PO, 2 rounds above / equal / below | 1 / 0 / 0 | 0 / 1 / 0 |
+"""  # noqa: E501
 
 
 def test_each_round_starts_from_the_policy_of_the_round_before(tmp_path, monkeypatch):

@@ -9,7 +9,15 @@ import pytest
 
 import benchmarks.training.apo_tuning as apo_tuning
 from benchmarks.training.apo_compare import run_config
-from benchmarks.training.apo_tuning import dev_success, parse_grid, reuse_identical_run, tune
+from benchmarks.training.apo_tuning import (
+    Grid,
+    GridRun,
+    dev_success,
+    grid_lines,
+    parse_grid,
+    reuse_identical_run,
+    tune,
+)
 
 
 def test_a_grid_is_algorithm_field_and_typed_values():
@@ -55,13 +63,33 @@ def test_the_best_dev_success_is_chosen_and_ties_go_to_the_smaller_value(tmp_pat
         return fake_run(out, seeds, 0.2, dev_after[overrides["beta2"]])
 
     monkeypatch.setattr(apo_tuning, "run_all", train_one)
-    table, chosen = tune("apo", "beta2", [0.001, 0.01, 0.03], 0, tmp_path / "work", tmp_path / "shared")
-    assert chosen == 0.01
+    grid = tune("apo", "beta2", [0.001, 0.01, 0.03], 0, tmp_path / "work", tmp_path / "shared")
+    assert grid.chosen == 0.01 and (grid.algorithm, grid.field) == ("apo", "beta2")
     assert [t[0] for t in trained] == [0.001, 0.01, 0.03]
     assert all(t[1:] == (["apo"], [0], tmp_path / "shared") for t in trained)
     # log-ratio and entropy: the mean of the last steps (here all 3); CPU: Stage 1, then in all
-    assert "| 0.01 | 20.0 | 34.0 | +14.0 | 1.50 | 0.400 | 100 | 350 | **yes** |" in table
-    assert "| 0.03 | 20.0 | 34.0 | +14.0 | 1.50 | 0.400 | 100 | 350 |  |" in table
+    assert [run.value for run in grid.runs] == [0.001, 0.01, 0.03]
+    for run in grid.runs[1:]:
+        assert (run.dev_before, run.dev_after, run.gain) == pytest.approx((20.0, 34.0, 14.0))
+        assert (run.log_ratio, run.entropy) == pytest.approx((1.5, 0.4))
+        assert (run.stage1_cpu_s, run.training_cpu_s) == (100.0, 350.0)
+
+
+def test_a_grid_is_rendered_as_its_table_and_choice():
+    runs = [
+        GridRun(0.01, 20.0, 34.0, 1.5, 0.4, 100.0, 350.0),
+        GridRun(0.03, 20.0, 34.0, 1.5, 0.4, 100.0, 350.0),
+    ]
+    assert grid_lines(Grid("apo", "beta2", runs, 0.01, at={"learning_rate": 0.0002})) == [
+        "| A*PO beta2 | dev success of pi_ref % | dev success after training % | gain | "
+        "log pi/pi_ref per episode (last 10 steps) | entropy per token (nats) | Stage 1 CPU s | "
+        "training CPU s | chosen |",
+        "|---|---|---|---|---|---|---|---|---|",
+        "| 0.01 | 20.0 | 34.0 | +14.0 | 1.50 | 0.400 | 100 | 350 | **yes** |",
+        "| 0.03 | 20.0 | 34.0 | +14.0 | 1.50 | 0.400 | 100 | 350 |  |",
+        "",
+        "Chosen: `beta2=0.01` (at learning_rate=0.0002).",
+    ]
 
 
 def test_a_tie_with_the_presets_own_value_keeps_it(tmp_path, monkeypatch):
@@ -73,8 +101,7 @@ def test_a_tie_with_the_presets_own_value_keeps_it(tmp_path, monkeypatch):
 
     monkeypatch.setattr(apo_tuning, "run_all", train_one)
     values = [0.0001, 0.0002, 0.0004]
-    _, chosen = tune("apo", "learning_rate", values, 0, tmp_path / "work", tmp_path / "shared")
-    assert chosen == 0.0002
+    assert tune("apo", "learning_rate", values, 0, tmp_path / "work", tmp_path / "shared").chosen == 0.0002
 
 
 def test_a_grid_runs_at_the_values_earlier_grids_chose_and_a_set_never_hides_the_grid(tmp_path, monkeypatch):
@@ -89,7 +116,7 @@ def test_a_grid_runs_at_the_values_earlier_grids_chose_and_a_set_never_hides_the
         return fake_run(out, seeds, 0.2, 0.4 if better else 0.3, algorithm="grpo")
 
     monkeypatch.setattr(apo_tuning, "run_all", train_one)
-    apo_tuning.main(
+    grids = apo_tuning.main(
         [
             "--out",
             str(tmp_path / "tuning.md"),
@@ -112,8 +139,12 @@ def test_a_grid_runs_at_the_values_earlier_grids_chose_and_a_set_never_hides_the
     assert [(o["group_size"], o["learning_rate"]) for o in seen[2:]] == [(4, 0.0002), (4, 0.0004)]
     assert all("grpo:learning_rate" not in o for o in seen[2:])  # the grid's own value wins
     assert all(o["goals_per_step"] == 16 for o in seen)
+    assert [(g.field, g.chosen, g.at) for g in grids] == [
+        ("group_size", 4, {}),
+        ("learning_rate", 0.0004, {"group_size": 4}),
+    ]
     text = (tmp_path / "tuning.md").read_text()
-    assert "Chosen: `group_size=4`." in text and "Chosen: `learning_rate=0.0004` (at group_size=4)." in text
+    assert all("\n".join(grid_lines(grid)) in text for grid in grids)
 
 
 def test_a_run_two_grids_share_trains_once(tmp_path):

@@ -32,6 +32,10 @@ def test_gpu_costs_reads_finished_runs_and_skips_unfinished_ones(tmp_path):
     assert (row["rollout_s"], row["update_s"], row["peak_gib"]) == (3.0, 2.0, 3.5)
     assert (row["reference_success"], row["success"]) == (40.0, 46.0)
     assert out.read_text() == gpu_costs.markdown([row])
+    assert gpu_costs.markdown([row]).splitlines()[1:] == [
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+        "| apo-seed0 | 64 | 30 | 2 | 32 | 12 | 3.00 | 2.00 | 3.50 | 40 -> 46 |",
+    ]
 
 
 def test_apo_memory_measures_one_update_of_a_tiny_model(tiny_chat_model):
@@ -58,3 +62,34 @@ def test_rollout_throughput_of_the_transformers_engine(tmp_path):
     # 2 episodes of up to 2 actions of up to 4 tokens
     assert 2 <= figures["turns"] <= 4 and 0 < figures["agent_tokens"] <= 4 * figures["turns"]
     assert figures["tokens_per_s"] > 0 and figures["s_per_episode"] > 0
+
+
+def test_rollout_throughput_is_rendered_with_each_engines_speed_over_transformers():
+    figures = {"seconds": 2.0, "cpu_s_per_episode": 0.5, "agent_tokens": 40, "turns": 8, "s_per_episode": 1.0}
+    results = {
+        "transformers": {"start_s": 0.0, "sync_s": 0.0, 2: {**figures, "tokens_per_s": 20.0}},
+        "vllm": {"start_s": 3.0, "sync_s": 0.5, 2: {**figures, "tokens_per_s": 50.0}},
+    }
+    throughput = rollout_throughput.Throughput(
+        "tiny",
+        2_000_000,
+        "CPU",
+        "--episodes 2",
+        2,
+        2,
+        4,
+        "full",
+        None,
+        ["transformers", "vllm"],
+        [2],
+        results,
+    )
+    assert throughput.speedup("vllm", 2) == 2.5 and throughput.speedup("transformers", 2) == 1.0
+    without = rollout_throughput.Throughput(**{**vars(throughput), "results": {"vllm": results["vllm"]}})
+    assert without.speedup("vllm", 2) is None
+    assert rollout_throughput.markdown(throughput).splitlines()[8:12] == [
+        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
+        "| transformers | 2 | 40 | 8 | 2.0 | 20 | 1.00 | 0.500 | 1.00x |",
+        "| vllm | 2 | 40 | 8 | 2.0 | 50 | 1.00 | 0.500 | 2.50x |",
+        "",
+    ]

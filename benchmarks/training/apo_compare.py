@@ -40,6 +40,7 @@ import shutil
 import sys
 from collections.abc import Sequence
 from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -52,15 +53,20 @@ from apo_agent.pipeline import run_pipeline
 from apo_agent.presets import PRESETS
 from apo_agent.runtime.checkpoints import latest_checkpoint
 from apo_agent.runtime.metrics import moving_average, read_metrics
-from benchmarks.intervals import BCA_MIN_SEEDS, METHODS, mean_interval
+from benchmarks.intervals import BCA_MIN_SEEDS, METHODS
 from benchmarks.machine import describe_machine
+from benchmarks.markdown import row_line, table
 from benchmarks.training.apo_curves import (
     CurvePoint,
+    Estimate,
+    TimeToTargets,
     curve_from_json,
     curves_json,
+    estimate_cell,
     plot_curves,
     success_curve,
-    target_sections,
+    time_to_targets,
+    time_to_targets_lines,
 )
 
 LABELS = {"apo": "A*PO", "grpo": "GRPO"}
@@ -461,98 +467,214 @@ def signs(differences: Sequence[float]) -> tuple[int, int, int]:
     return sum(d > 0 for d in rounded), sum(d == 0 for d in rounded), sum(d < 0 for d in rounded)
 
 
+@dataclass(frozen=True)
+class PairedDifference:
+    """One measure's per-seed differences of a policy from GRPO, and what summarises them."""
+
+    values: list[float]
+    """Per seed, the policy's final test figure minus GRPO's (`paired_differences`)."""
+    estimates: dict[str, Estimate]
+    """Their mean and paired 95% interval by method: Student-t, and BCa from `BCA_MIN_SEEDS` seeds."""
+    signs: tuple[int, int, int]
+    """Seeds above, equal to and below zero (`signs`)."""
+
+
+def paired_summaries(
+    differences: dict[str, dict[str, list[float]]], seeds: Sequence[int]
+) -> dict[str, dict[str, PairedDifference]]:
+    """Per policy, per measure of `paired_differences`, its `PairedDifference`."""
+    methods = ["t"] + (["bca"] if len(seeds) >= BCA_MIN_SEEDS else [])
+    return {
+        policy: {
+            measure: PairedDifference(values, {m: Estimate.of(values, m) for m in methods}, signs(values))
+            for measure, values in columns.items()
+        }
+        for policy, columns in differences.items()
+    }
+
+
+@dataclass(frozen=True)
+class Comparison:
+    """Every figure of a comparison's report, as `compare` makes it from the runs' records."""
+
+    preset: str
+    machine: str
+    seeds: list[int]
+    policies: list[str]
+    """The trained policies, in report order (`policies_run`)."""
+    test_goals: int
+    eval_temperature: float
+    """The test evaluations' temperature (0: greedy)."""
+    environment: str
+    method: str
+    """The intervals' method over seeds, a key of `benchmarks.intervals.METHODS`."""
+    summary: dict[str, dict[str, list[float]]]
+    """`summarise`: per policy (and "pi_ref"), per figure, one value per seed."""
+    estimates: dict[str, dict[str, Estimate]]
+    """The same figures' mean over seeds and 95% interval by ``method``."""
+    paired: dict[str, dict[str, PairedDifference]]
+    """Per trained policy other than GRPO, its paired differences from GRPO (empty without GRPO)."""
+    curves: dict[str, dict[int, list[CurvePoint]]]
+    """`test_curves`: each first-round policy's test success along training, per seed."""
+    time_to_targets: TimeToTargets | None
+    """The costs to test success levels every run reaches (None without test curves)."""
+
+    def record(self, command: str) -> dict[str, Any]:
+        """results.json: every figure."""
+        return {
+            "command": command,
+            "machine": self.machine,
+            "preset": self.preset,
+            "interval": METHODS[self.method],
+            "summary": self.summary,
+            "paired_differences": {
+                policy: {measure: d.values for measure, d in columns.items()}
+                for policy, columns in self.paired.items()
+            },
+            "test_curves": curves_json(self.curves),
+            "time_to_targets": None if self.time_to_targets is None else self.time_to_targets.record(),
+        }
+
+
+def compare(
+    runs: dict[str, Any], seeds: list[int], preset: str = "cpu-demo", method: str = "t"
+) -> Comparison:
+    """The report's figures (see the module's docstring) from the runs' records; intervals
+    over seeds by ``method``."""
+    policies = policies_run(runs, seeds)
+    some = first_run(runs, policies, seeds[0])
+    config = some.get("config", {})
+    summary = summarise(runs, seeds)
+    curves = test_curves(runs, seeds)
+    return Comparison(
+        preset=preset,
+        machine=describe_machine(),
+        seeds=list(seeds),
+        policies=policies,
+        test_goals=some["test"]["reference"]["goals"],
+        eval_temperature=config.get("eval_temperature", SAMPLED),
+        environment=config.get("env_id", "WebShop"),
+        method=method,
+        summary=summary,
+        estimates={
+            policy: {figure: Estimate.of(values, method) for figure, values in row.items()}
+            for policy, row in summary.items()
+        },
+        paired=paired_summaries(paired_differences(runs, seeds), seeds),
+        curves=curves,
+        time_to_targets=time_to_targets(curves, stage1_cpu(runs, curves), method) if curves else None,
+    )
+
+
+# Rendering: a `Comparison` as results.md.
+
+
 def signed(difference: float) -> str:
     """``"+1.0"``, ``"-3.0"``, and ``"0.0"`` for a tie (not "-0.0" for -3.6e-15)."""
     text = f"{difference:+.1f}"
     return "0.0" if text in ("+0.0", "-0.0") else text
 
 
-def difference_lines(differences: dict[str, dict[str, list[float]]], seeds: list[int]) -> list[str]:
+def difference_lines(paired: dict[str, dict[str, PairedDifference]], seeds: list[int]) -> list[str]:
     """Per policy, the per-seed table of its differences from GRPO, their mean [95% paired
     t-interval] (and BCa from `BCA_MIN_SEEDS` seeds) and the sign count."""
     lines: list[str] = []
-    for policy, columns in differences.items():
-        names = [DIFFERENCE_COLUMNS[c] for c in columns]
+    for policy, columns in paired.items():
+        rows = [
+            [seed, *(signed(d.values[index]) for d in columns.values())] for index, seed in enumerate(seeds)
+        ]
+        for interval_method in next(iter(columns.values())).estimates:
+            rows.append(
+                [f"mean [95% {METHODS[interval_method]}]"]
+                + [estimate_cell(d.estimates[interval_method]) for d in columns.values()]
+            )
+        rows.append(
+            [f"seeds {label(policy)} above / equal / below"]
+            + [" / ".join(map(str, d.signs)) for d in columns.values()]
+        )
         lines += [
             "",
             f"### {label(policy)} - GRPO",
             "",
-            "| seed | " + " | ".join(names) + " |",
-            "|---|" + "---|" * len(names),
+            *table(["seed", *(DIFFERENCE_COLUMNS[c] for c in columns)], rows),
         ]
-        for index, seed in enumerate(seeds):
-            lines.append(f"| {seed} | " + " | ".join(signed(v[index]) for v in columns.values()) + " |")
-        methods = ["t"] + (["bca"] if len(seeds) >= BCA_MIN_SEEDS else [])
-        for interval_method in methods:
-            cells = [mean_interval(v, 1, interval_method) for v in columns.values()]
-            lines.append(f"| mean [95% {METHODS[interval_method]}] | " + " | ".join(cells) + " |")
-        cells = [" / ".join(map(str, signs(v))) for v in columns.values()]
-        lines.append(f"| seeds {label(policy)} above / equal / below | " + " | ".join(cells) + " |")
     return lines
 
 
-def markdown(
-    rows: dict[str, Any],
-    runs: dict[str, Any],
-    seeds: list[int],
-    command: str,
-    preset: str = "cpu-demo",
-    method: str = "t",
-) -> str:
-    """The report (see the module's docstring); intervals over seeds by ``method``."""
-    policies = policies_run(runs, seeds)
-    some = first_run(runs, policies, seeds[0])
-    goals = some["test"]["reference"]["goals"]
-    config = some.get("config", {})
-    temperature = config.get("eval_temperature", SAMPLED)
+def markdown(comparison: Comparison, command: str) -> str:
+    """results.md (see the module's docstring): the summary table, the sampled policies' where
+    the preset evaluates greedily, the per-seed table, the paired differences and the costs to
+    every run's targets."""
+    policies, seeds, estimates = comparison.policies, comparison.seeds, comparison.estimates
+    temperature = comparison.eval_temperature
     decoding = (
         "greedy decoding (temperature 0)"
         if temperature == 0
         else f"one sampled episode each (temperature {temperature:g})"
     )
     title = " vs ".join(LABELS[a] for a in ALGORITHMS if a in policies)
-    environment = config.get("env_id", "WebShop")
+    method = METHODS[comparison.method]
 
-    def cell(values: Sequence[float], digits: int = 1) -> str:
-        return mean_interval(values, digits, method)
+    def cell(policy: str, figure: str, digits: int = 1) -> str:
+        return estimate_cell(estimates[policy][figure], digits) if figure in estimates[policy] else ""
 
-    def count(values: Sequence[float]) -> str:  # episodes: the same in every seed unless a budget cut them
-        return f"{values[0]:.0f}" if len(set(values)) == 1 else cell(values, 0)
+    def count(policy: str, figure: str) -> str:  # episodes: the same in every seed unless a budget cut them
+        values = estimates[policy][figure].values
+        return f"{values[0]:.0f}" if len(set(values)) == 1 else cell(policy, figure, 0)
 
+    # pi_ref's empty cells are written "| |" (the rows below it "|  |", as `row_line` writes them).
+    main = table(
+        [
+            "policy",
+            "success %",
+            "score",
+            "gain in success (points)",
+            "Stage 1 episodes",
+            "Stage 2 episodes",
+            "training CPU s, Stage 1 included",
+            "training CPU s, Stage 2 only",
+            "training wall-clock s",
+        ],
+        [],
+    )
+    main.append(
+        f"| pi_ref (warm start) | {cell('pi_ref', 'success')} | {cell('pi_ref', 'score')} | | | | | | |"
+    )
+    main += [
+        row_line(
+            [
+                f"after {label(policy)}",
+                cell(policy, "success"),
+                cell(policy, "score"),
+                cell(policy, "improvement"),
+                count(policy, "stage1_episodes"),
+                count(policy, "stage2_episodes"),
+                cell(policy, "training_cpu_s", 0),
+                cell(policy, "stage2_cpu_s", 0),
+                cell(policy, "training_s", 0),
+            ]
+        )
+        for policy in policies
+    ]
     lines = [
-        f"# {title}, apo-agent preset `{preset}` ({environment}, test split)",
+        f"# {title}, apo-agent preset `{comparison.preset}` ({comparison.environment}, test split)",
         "",
         f"Command: `{command}`  ",
-        f"Machine: {describe_machine()}  ",
-        f"Seeds: {', '.join(map(str, seeds))}; {goals} test goals, {decoding}. "
-        f"Success and score in %, mean [95% {METHODS[method]}] over the {len(seeds)} seeds.",
+        f"Machine: {comparison.machine}  ",
+        f"Seeds: {', '.join(map(str, seeds))}; {comparison.test_goals} test goals, {decoding}. "
+        f"Success and score in %, mean [95% {method}] over the {len(seeds)} seeds.",
         "",
-        "| policy | success % | score | gain in success (points) | Stage 1 episodes | "
-        "Stage 2 episodes | training CPU s, Stage 1 included | training CPU s, Stage 2 only | "
-        "training wall-clock s |",
-        "|---|---|---|---|---|---|---|---|---|",
-        f"| pi_ref (warm start) | {cell(rows['pi_ref']['success'])} | "
-        f"{cell(rows['pi_ref']['score'])} | | | | | | |",
-    ]
-    for policy in policies:
-        row = rows[policy]
-        cpu = [cell(row[k], 0) if k in row else "" for k in ("training_cpu_s", "stage2_cpu_s")]
-        lines.append(
-            f"| after {label(policy)} | {cell(row['success'])} | {cell(row['score'])} | "
-            f"{cell(row['improvement'])} | {count(row['stage1_episodes'])} | "
-            f"{count(row['stage2_episodes'])} | {cpu[0]} | {cpu[1]} | {cell(row['training_s'], 0)} |"
-        )
-    lines += [
+        *main,
         "",
         "Training time covers Stage 1 (A*PO only) and Stage 2 (of every round so far), not the warm "
         "start or the test evaluations. CPU time (all the process's threads) is the clock to compare "
         "when other work shares the machine; wall-clock is given for completeness.",
     ]
     for policy in policies:
-        if "stage1_cpu_share" in rows[policy]:
+        if "stage1_cpu_share" in estimates[policy]:
             lines.append(
                 f"Stage 1's share of {label(policy)}'s training CPU time: "
-                f"{cell(rows[policy]['stage1_cpu_share'])} %."
+                f"{cell(policy, 'stage1_cpu_share')} %."
             )
     if any(round_of(p) > 1 for p in policies):
         lines += [
@@ -561,50 +683,49 @@ def markdown(
             "Stage 1, and the KL anchor moves with it); gains are against the warm start, and the "
             "episodes and times add up the rounds so far.",
         ]
-    if "sampled_success" in rows["pi_ref"]:
+    if "sampled_success" in estimates["pi_ref"]:
         lines += [
             "",
             f"The same policies sampled at temperature {SAMPLED:g} (the policy itself, which both "
             "objectives optimise):",
             "",
-            "| policy | success % | score | gain in success (points) |",
-            "|---|---|---|---|",
-            f"| pi_ref (warm start) | {cell(rows['pi_ref']['sampled_success'])} | "
-            f"{cell(rows['pi_ref']['sampled_score'])} | |",
+            *table(["policy", "success %", "score", "gain in success (points)"], []),
+            f"| pi_ref (warm start) | {cell('pi_ref', 'sampled_success')} | "
+            f"{cell('pi_ref', 'sampled_score')} | |",
+            *(
+                row_line(
+                    [
+                        f"after {label(policy)}",
+                        cell(policy, "sampled_success"),
+                        cell(policy, "sampled_score"),
+                        cell(policy, "sampled_improvement"),
+                    ]
+                )
+                for policy in policies
+            ),
         ]
-        for policy in policies:
-            row = rows[policy]
-            lines.append(
-                f"| after {label(policy)} | {cell(row['sampled_success'])} | "
-                f"{cell(row['sampled_score'])} | {cell(row['sampled_improvement'])} |"
-            )
     labels = [label(p) for p in policies]
+    summary = comparison.summary
+    per_seed = []
+    for index, seed in enumerate(seeds):
+        cells = [seed, f"{summary['pi_ref']['success'][index]:.1f} / {summary['pi_ref']['score'][index]:.1f}"]
+        cells += [f"{summary[p]['success'][index]:.1f} / {summary[p]['score'][index]:.1f}" for p in policies]
+        for policy in policies:  # the rounds so far
+            row = summary[policy]
+            cells += [f"{row[k][index]:.0f}" if k in row else "" for k in ("training_cpu_s", "stage2_cpu_s")]
+        per_seed.append(cells)
     lines += [
         "",
         "Per seed (CPU s: Stage 1 included, then Stage 2 only):",
         "",
-        "| seed | pi_ref success / score | "
-        + " | ".join(
-            [f"{name} success / score" for name in labels]
-            + [f"{name} CPU s, Stage 1 incl. | {name} CPU s, Stage 2" for name in labels]
-        )
-        + " |",
-        "|---|---|" + "---|" * (3 * len(policies)),
+        *table(
+            ["seed", "pi_ref success / score"]
+            + [f"{name} success / score" for name in labels]
+            + [c for name in labels for c in (f"{name} CPU s, Stage 1 incl.", f"{name} CPU s, Stage 2")],
+            per_seed,
+        ),
     ]
-    for index, seed in enumerate(seeds):
-        reference = first_run(runs, policies, seed)["test"]["reference"]
-        trained = [runs[run_name(p, seed)] for p in policies]
-        cells = [
-            f"{r['test']['trained']['success']:.1f} / {r['test']['trained']['score']:.1f}" for r in trained
-        ]
-        for policy in policies:  # the rounds so far
-            row = rows[policy]
-            cells += [f"{row[k][index]:.0f}" if k in row else "" for k in ("training_cpu_s", "stage2_cpu_s")]
-        lines.append(
-            f"| {seed} | {reference['success']:.1f} / {reference['score']:.1f} | " + " | ".join(cells) + " |"
-        )
-    differences = paired_differences(runs, seeds)
-    if differences:
+    if comparison.paired:
         lines += [
             "",
             "## Paired differences, seed by seed",
@@ -612,12 +733,10 @@ def markdown(
             "Both methods train from the same pi_ref in each seed; the difference of their final test "
             "success and score per seed, its mean over seeds with a paired 95% interval (Student-t; "
             f"BCa too from {BCA_MIN_SEEDS} seeds), and how many seeds it is above, equal to and below zero.",
-            *difference_lines(differences, seeds),
+            *difference_lines(comparison.paired, seeds),
         ]
-    curves = test_curves(runs, seeds)
-    if curves:
-        names = {p: label(p) for p in curves}
-        target_lines, _ = target_sections(curves, names, stage1_cpu(runs, curves), method)
+    if comparison.time_to_targets is not None:
+        names = {p: label(p) for p in comparison.curves}
         lines += [
             "",
             "## Time to reach test success levels that every run reaches",
@@ -627,9 +746,9 @@ def markdown(
             "largest success every run of every method reaches on its test curve (the top), and the "
             "level halfway to it from the best pi_ref of any seed; every seed reaches both, so each "
             "mean is over all seeds. A run's cost to a target is interpolated between the evaluations "
-            f"around it; mean [95% {METHODS[method]}] over seeds.",
+            f"around it; mean [95% {method}] over seeds.",
             "",
-            *target_lines,
+            *time_to_targets_lines(comparison.time_to_targets, names),
         ]
     return "\n".join(lines) + "\n"
 
@@ -822,31 +941,17 @@ def main(argv: list[str] | None = None) -> None:
         parser.exit(1, "no seed has all its runs finished: nothing to report\n")
     if seeds != arguments.seeds:
         print(f"reporting seeds {seeds}: the others have unfinished runs", flush=True)
-    method = arguments.interval
-    rows = summarise(runs, seeds)
-    table = markdown(rows, runs, seeds, command, arguments.preset, method)
-    (arguments.out / "results.md").write_text(table)
-    curves = test_curves(runs, seeds)
-    labels = {p: label(p) for p in curves}
-    record = {
-        "command": command,
-        "machine": describe_machine(),
-        "preset": arguments.preset,
-        "interval": METHODS[method],
-        "summary": rows,
-        "paired_differences": paired_differences(runs, seeds),
-        "test_curves": curves_json(curves),
-        "time_to_targets": target_sections(curves, labels, stage1_cpu(runs, curves), method)[1]
-        if curves
-        else None,
-    }
-    (arguments.out / "results.json").write_text(json.dumps(record, indent=2) + "\n")
+    comparison = compare(runs, seeds, arguments.preset, arguments.interval)
+    report = markdown(comparison, command)
+    (arguments.out / "results.md").write_text(report)
+    (arguments.out / "results.json").write_text(json.dumps(comparison.record(command), indent=2) + "\n")
     plot(arguments.out, seeds, policies, arguments.preset)
-    if curves:
-        plot_curves(curves, labels, arguments.out / "test_curves.png")
+    if comparison.curves:
+        labels = {p: label(p) for p in comparison.curves}
+        plot_curves(comparison.curves, labels, arguments.out / "test_curves.png")
     if arguments.keep_policy and "apo" in algorithms:
         keep_policy(arguments.out, arguments.work, seeds[0], policies_of(["apo"], arguments.rounds)[-1])
-    print(table)
+    print(report)
 
 
 if __name__ == "__main__":

@@ -21,6 +21,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
+import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -30,7 +31,8 @@ from typing import Any
 from apo_agent.config import TrainConfig
 from apo_agent.runtime.checkpoints import checkpoint_dir
 from apo_agent.runtime.metrics import read_metrics
-from benchmarks.intervals import BCA_MIN_SEEDS, METHODS, mean_interval, ratio_interval
+from benchmarks.intervals import BCA_MIN_SEEDS, METHODS, interval, ratio_interval
+from benchmarks.markdown import table
 
 COLOURS = {"apo": "tab:blue", "grpo": "tab:orange"}
 
@@ -188,10 +190,50 @@ def usable(method: str, count: int) -> str:
     return "t" if method == "bca" and count < BCA_MIN_SEEDS else method
 
 
-def ratio_cell(ratios: Sequence[float], method: str) -> str:
-    """``"2.10 [1.80, 2.45]"``: geometric mean and interval (just the value for one ratio)."""
-    mean, low, high = ratio_interval(ratios, method)
-    return f"{mean:.2f}" if len(ratios) == 1 else f"{mean:.2f} [{low:.2f}, {high:.2f}]"
+@dataclass(frozen=True)
+class Estimate:
+    """A mean over seeds and its 95% interval: the figures behind a "mean [low, high]" cell.
+
+    Example:
+        >>> Estimate.of([1.0, 2.0, 3.0], "t").mean
+        2.0
+        >>> estimate_cell(Estimate.of([1.0, 2.0, 3.0], "t"))
+        '2.0 [-0.5, 4.5]'
+    """
+
+    values: tuple[float, ...]
+    """The per-seed values, in seed order."""
+    mean: float
+    """Their mean (the geometric mean for `Estimate.of_ratios`)."""
+    low: float
+    """The interval's bounds (`benchmarks.intervals.interval`); nan where BCa's jackknife degenerates."""
+    high: float
+    method: str
+    """The interval's method, a key of `benchmarks.intervals.METHODS`."""
+
+    @classmethod
+    def of(cls, values: Sequence[float], method: str = "t") -> Estimate:
+        low, high = interval(values, method)
+        return cls(tuple(values), statistics.fmean(values), low, high, method)
+
+    @classmethod
+    def of_ratios(cls, ratios: Sequence[float], method: str = "t") -> Estimate:
+        """Positive ratios: their geometric mean and the interval of the mean log, exponentiated."""
+        mean, low, high = ratio_interval(ratios, method)
+        return cls(tuple(ratios), mean, low, high, method)
+
+
+def cost_estimates(
+    costs: Mapping[str, Mapping[str, Sequence[float]]], method: str
+) -> dict[str, dict[str, Estimate]]:
+    """Per method, per `AXES` cost, its mean over seeds and interval."""
+    return {policy: {axis: Estimate.of(costs[policy][axis], method) for axis in AXES} for policy in costs}
+
+
+def ratio_estimate(ratios: Sequence[float | None], method: str) -> Estimate | None:
+    """The geometric mean [interval] of the defined ratios (t where BCa has too few); None if none is."""
+    defined = [r for r in ratios if r is not None]
+    return Estimate.of_ratios(defined, usable(method, len(defined))) if defined else None
 
 
 def reaching_final(curves: Curves, of: str = "grpo", by: str = "apo") -> list[dict[str, Any]]:
@@ -208,92 +250,170 @@ def reaching_final(curves: Curves, of: str = "grpo", by: str = "apo") -> list[di
     return rows
 
 
-def target_sections(
-    curves: Curves, labels: Mapping[str, str], stage1_cpu: Stage1, method: str = "t"
-) -> tuple[list[str], dict[str, Any]]:
-    """Markdown (and a record of every figure): the costs to each of `every_run_targets` per
-    method, mean [interval] over seeds, then per target the per-seed ratio of each method's
-    CPU time (Stage 1 included) to GRPO's; then the time to reach GRPO's final success."""
-    seeds = len(next(iter(curves.values())))
-    targets = every_run_targets(curves)
-    described = METHODS[method]
-    lines = [
-        "| target success % | chosen as | method | " + " | ".join(AXES.values()) + " |",
-        "|---|---|---|" + "---|" * len(AXES),
-    ]
-    record: dict[str, Any] = {"targets": [], "reaching_grpo_final": None}
-    for target in targets:
+@dataclass(frozen=True)
+class TargetCosts:
+    """What each method spent to reach one of `every_run_targets`, and its cost over GRPO's."""
+
+    target: Target
+    costs: dict[str, dict[str, list[float]]]
+    """Per method, per `AXES` cost, one value per seed (`target_costs`)."""
+    estimates: dict[str, dict[str, Estimate]]
+    """The same costs' mean over seeds and interval."""
+    ratios: dict[str, list[float | None]] | None
+    """Per method other than GRPO, per seed, its CPU time (Stage 1 included) over GRPO's
+    (`cost_ratios`); None where the curves hold no GRPO and another method."""
+    ratio_estimates: dict[str, Estimate | None] | None
+    """The ratios' geometric mean [interval] over the seeds that have one (`ratio_estimate`)."""
+
+
+@dataclass(frozen=True)
+class TimeToTargets:
+    """The costs to every run's targets, and each seed's time to GRPO's final test success."""
+
+    seeds: int
+    method: str
+    """The intervals' method over seeds (a key of `benchmarks.intervals.METHODS`)."""
+    targets: list[TargetCosts]
+    reaching_grpo_final: list[dict[str, Any]] | None
+    """`reaching_final` of GRPO by A*PO; None without both."""
+    reaching_estimate: Estimate | None
+    """The geometric mean [interval] of A*PO / GRPO over the seeds with a ratio; None if none has."""
+
+    def record(self) -> dict[str, Any]:
+        """Every figure, as results.json keeps it."""
+        targets = []
+        for entry in self.targets:
+            target = {**dataclasses.asdict(entry.target), "costs": entry.costs}
+            if entry.ratios is not None:
+                target["ratios"] = entry.ratios
+            targets.append(target)
+        return {"targets": targets, "reaching_grpo_final": self.reaching_grpo_final}
+
+
+def time_to_targets(curves: Curves, stage1_cpu: Stage1, method: str = "t") -> TimeToTargets:
+    """The costs to each of `every_run_targets` per method, mean [interval] over seeds, and per
+    target the per-seed ratio of each method's CPU time (Stage 1 included) to GRPO's; then the
+    time to reach GRPO's final success (`reaching_final`)."""
+    compared = "grpo" in curves and len(curves) >= 2
+    targets = []
+    for target in every_run_targets(curves):
         costs = target_costs(curves, target.success, stage1_cpu)
-        for policy, by_axis in costs.items():
-            cells = [mean_interval(by_axis[axis], 0, method) for axis in AXES]
-            lines.append(
-                f"| {target.success:.1f} | {target.chosen_as} | {labels[policy]} | "
-                + " | ".join(cells)
-                + " |"
+        ratios = (
+            {
+                policy: cost_ratios(costs[policy]["cpu_seconds"], costs["grpo"]["cpu_seconds"])
+                for policy in curves
+                if policy != "grpo"
+            }
+            if compared
+            else None
+        )
+        targets.append(
+            TargetCosts(
+                target,
+                costs,
+                cost_estimates(costs, method),
+                ratios,
+                None if ratios is None else {p: ratio_estimate(r, method) for p, r in ratios.items()},
             )
-        record["targets"].append({**dataclasses.asdict(target), "costs": costs})
-    if "grpo" not in curves or len(curves) < 2:
-        return lines, record
+        )
+    rows = reaching_final(curves) if compared and "apo" in curves else None
+    estimate = None if rows is None else ratio_estimate([r["ratio"] for r in rows], method)
+    return TimeToTargets(len(next(iter(curves.values()))), method, targets, rows, estimate)
+
+
+# Rendering: the data above as the Markdown of a results page.
+
+
+def estimate_cell(estimate: Estimate, digits: int = 1) -> str:
+    """``"42.0 [40.0, 44.0]"`` (`benchmarks.intervals.mean_interval`'s cell): just the value for one seed."""
+    mean = f"{estimate.mean:.{digits}f}"
+    if len(estimate.values) == 1:
+        return mean
+    if math.isnan(estimate.low):
+        return f"{mean} [undefined]"
+    return f"{mean} [{estimate.low:.{digits}f}, {estimate.high:.{digits}f}]"
+
+
+def ratio_cell(estimate: Estimate) -> str:
+    """``"2.10 [1.80, 2.45]"``: geometric mean and interval (just the value for one ratio)."""
+    if len(estimate.values) == 1:
+        return f"{estimate.mean:.2f}"
+    return f"{estimate.mean:.2f} [{estimate.low:.2f}, {estimate.high:.2f}]"
+
+
+def time_to_targets_lines(result: TimeToTargets, labels: Mapping[str, str]) -> list[str]:
+    """The Markdown of `time_to_targets`: the costs table, the ratios to GRPO's, then the time
+    to reach GRPO's final success seed by seed."""
+    lines = table(
+        ["target success %", "chosen as", "method", *AXES.values()],
+        [
+            [f"{entry.target.success:.1f}", entry.target.chosen_as, labels[policy]]
+            + [estimate_cell(by_axis[axis], 0) for axis in AXES]
+            for entry in result.targets
+            for policy, by_axis in entry.estimates.items()
+        ],
+    )
+    if any(entry.ratios is None for entry in result.targets):
+        return lines
     lines += [
         "",
         f"Per seed, each method's CPU time to the target (Stage 1 included) over GRPO's: geometric "
-        f"mean over seeds [95% {described} of the mean log ratio, exponentiated].",
+        f"mean over seeds [95% {METHODS[result.method]} of the mean log ratio, exponentiated].",
         "",
-        "| target success % | ratio | geometric mean [95%] | per seed |",
-        "|---|---|---|---|",
     ]
-    for target, entry in zip(targets, record["targets"], strict=True):
-        entry["ratios"] = {}
-        for policy in curves:
-            if policy == "grpo":
-                continue
-            ratios = cost_ratios(entry["costs"][policy]["cpu_seconds"], entry["costs"]["grpo"]["cpu_seconds"])
-            entry["ratios"][policy] = ratios
-            defined = [r for r in ratios if r is not None]
-            summary = ratio_cell(defined, usable(method, len(defined))) if defined else "undefined"
-            if len(defined) < len(ratios):
-                summary += (
-                    f" (over {len(defined)} of {len(ratios)} seeds: pi_ref is already there in the rest)"
-                )
+    rows = []
+    for entry in result.targets:
+        for policy, ratios in (entry.ratios or {}).items():
+            estimate = (entry.ratio_estimates or {})[policy]
+            summary = "undefined" if estimate is None else ratio_cell(estimate)
+            defined = 0 if estimate is None else len(estimate.values)
+            if defined < len(ratios):
+                summary += f" (over {defined} of {len(ratios)} seeds: pi_ref is already there in the rest)"
             per_seed = ", ".join("-" if r is None else f"{r:.2f}" for r in ratios)
-            lines.append(f"| {target.success:.1f} | {labels[policy]} / GRPO | {summary} | {per_seed} |")
-    if "apo" in curves:
-        rows = reaching_final(curves)
-        record["reaching_grpo_final"] = rows
-        reached = [r for r in rows if r["apo"] is not None]
-        ratios = [r["ratio"] for r in rows if r["ratio"] is not None]
-        subset = usable(method, len(ratios))
-        lines += [
-            "",
-            "### Reaching GRPO's final test success, seed by seed",
-            "",
-            "Per seed, the target is that seed's GRPO final test success; GRPO's time is its CPU time "
-            "to first reach it on its own test curve, A*PO's its CPU time to reach it, Stage 1 included.",
-            "",
-            "| seed | GRPO final success % | GRPO CPU s | A*PO CPU s | A*PO / GRPO |",
-            "|---|---|---|---|---|",
-        ]
-        for row in rows:
-            apo = "never" if row["apo"] is None else f"{row['apo']:.0f}"
-            ratio = "-" if row["ratio"] is None else f"{row['ratio']:.2f}"
-            lines.append(f"| {row['seed']} | {row['target']:.1f} | {row['grpo']:.0f} | {apo} | {ratio} |")
-        excluded = len(reached) - len(ratios)
-        summary = f"A*PO reaches GRPO's final success in {len(reached)} of {seeds} seeds"
-        if excluded:
-            summary += f" ({excluded} of them at pi_ref, which is already there: no ratio)"
-        if ratios:
-            summary += (
-                f". Geometric mean of A*PO / GRPO over the {len(ratios)} seeds with a ratio: "
-                f"{ratio_cell(ratios, subset)}"
-            )
-            if len(ratios) > 1:
-                summary += f" (95% {METHODS[subset]} of the mean log ratio, exponentiated)"
-        lines += [
-            "",
-            summary
-            + ". Seeds where A*PO never gets there are left out of the ratio, not counted as any time.",
-        ]
-    return lines, record
+            rows.append([f"{entry.target.success:.1f}", f"{labels[policy]} / GRPO", summary, per_seed])
+    lines += table(["target success %", "ratio", "geometric mean [95%]", "per seed"], rows)
+    if result.reaching_grpo_final is None:
+        return lines
+    reaching = result.reaching_grpo_final
+    lines += [
+        "",
+        "### Reaching GRPO's final test success, seed by seed",
+        "",
+        "Per seed, the target is that seed's GRPO final test success; GRPO's time is its CPU time "
+        "to first reach it on its own test curve, A*PO's its CPU time to reach it, Stage 1 included.",
+        "",
+        *table(
+            ["seed", "GRPO final success %", "GRPO CPU s", "A*PO CPU s", "A*PO / GRPO"],
+            [
+                [
+                    row["seed"],
+                    f"{row['target']:.1f}",
+                    f"{row['grpo']:.0f}",
+                    "never" if row["apo"] is None else f"{row['apo']:.0f}",
+                    "-" if row["ratio"] is None else f"{row['ratio']:.2f}",
+                ]
+                for row in reaching
+            ],
+        ),
+    ]
+    reached = sum(row["apo"] is not None for row in reaching)
+    estimate = result.reaching_estimate
+    with_ratio = 0 if estimate is None else len(estimate.values)
+    summary = f"A*PO reaches GRPO's final success in {reached} of {result.seeds} seeds"
+    if reached - with_ratio:
+        summary += f" ({reached - with_ratio} of them at pi_ref, which is already there: no ratio)"
+    if estimate is not None:
+        summary += (
+            f". Geometric mean of A*PO / GRPO over the {with_ratio} seeds with a ratio: "
+            f"{ratio_cell(estimate)}"
+        )
+        if with_ratio > 1:
+            summary += f" (95% {METHODS[estimate.method]} of the mean log ratio, exponentiated)"
+    lines += [
+        "",
+        summary + ". Seeds where A*PO never gets there are left out of the ratio, not counted as any time.",
+    ]
+    return lines
 
 
 def plot_curves(curves: Curves, labels: Mapping[str, str], path: Path) -> Path:

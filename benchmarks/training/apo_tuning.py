@@ -17,10 +17,12 @@ command can be stopped and run again.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import shlex
 import shutil
 import statistics
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +30,7 @@ from apo_agent.__main__ import parse_config_value
 from apo_agent.config import ALGORITHMS, TrainConfig
 from apo_agent.runtime.metrics import read_metrics
 from benchmarks.machine import describe_machine
+from benchmarks.markdown import table
 from benchmarks.training.apo_compare import (
     LABELS,
     kept_run,
@@ -89,6 +92,40 @@ def reuse_identical_run(record: Path, name: str, config: TrainConfig) -> None:
             return
 
 
+@dataclass(frozen=True)
+class GridRun:
+    """One value of a grid: dev success before and after training, and what training did."""
+
+    value: Any
+    dev_before: float
+    """Dev success % of pi_ref, before the first step."""
+    dev_after: float
+    """Dev success % after the last step."""
+    log_ratio: float
+    """Mean log pi / pi_ref per episode over the last `LAST_STEPS` steps (`late_means`)."""
+    entropy: float
+    """Mean per-token entropy (nats) over the same steps."""
+    stage1_cpu_s: float
+    training_cpu_s: float
+    """Stage 1 and Stage 2 together."""
+
+    @property
+    def gain(self) -> float:
+        return self.dev_after - self.dev_before
+
+
+@dataclass(frozen=True)
+class Grid:
+    """One grid's runs and the value chosen on dev."""
+
+    algorithm: str
+    field: str
+    runs: list[GridRun]
+    chosen: Any
+    at: dict[str, Any] = dataclasses.field(default_factory=dict)
+    """The values earlier grids of the same algorithm chose, which this grid ran at."""
+
+
 def tune(
     algorithm: str,
     field: str,
@@ -98,8 +135,8 @@ def tune(
     shared: Path,
     settings: dict[str, Any] | None = None,
     record: Path | None = None,
-) -> tuple[list[str], Any]:
-    """Runs (or reuses) one run per value on top of ``settings``; returns the table rows and
+) -> Grid:
+    """Runs (or reuses) one run per value on top of ``settings``; returns their figures and
     the chosen value. Each run's record (metrics, results, no weights) is kept under
     ``record`` (default ``work``), where a later tuning finds it without ``work``."""
     record = record or work
@@ -108,38 +145,100 @@ def tune(
     start_value = settings.get(f"{algorithm}:{field}", settings.get(field, preset_value))
     # The grid's value wins over a --set of the same field (with or without the method's prefix).
     settings = {k: v for k, v in settings.items() if k.rpartition(":")[2] != field}
-    rows, results = [], []
+    runs, results = [], []
     for value in values:
         name = f"{algorithm}-{field}-{value}"
         overrides = {"torch_threads": 1, "progress": False, **settings, field: value}
         reuse_identical_run(
             record, name, run_config("cpu-demo", overrides, seed, algorithm, work / name, shared)
         )
-        runs = run_all(record / name, work / name, [seed], overrides, [algorithm], shared=shared)
-        run = runs[run_name(algorithm, seed)]
+        run = run_all(record / name, work / name, [seed], overrides, [algorithm], shared=shared)[
+            run_name(algorithm, seed)
+        ]
         kept = record / name / "runs" / run_name(algorithm, seed)
         before, after = dev_success(kept)
         log_ratio, entropy = late_means(kept / "metrics.csv")
         cpu = run["cpu_time_s"]
         results.append((after, value == start_value, -float(value), value))
-        rows.append((value, before, after, log_ratio, entropy, cpu["stage1"], cpu["stage1"] + cpu["stage2"]))
-    chosen = max(results)[-1]
-    table = [
-        f"| {LABELS[algorithm]} {field} | dev success of pi_ref % | dev success after training % | gain | "
-        f"log pi/pi_ref per episode (last {LAST_STEPS} steps) | entropy per token (nats) | "
-        "Stage 1 CPU s | training CPU s | chosen |",
-        "|---|---|---|---|---|---|---|---|---|",
-    ]
-    for value, before, after, log_ratio, entropy, stage1, total in rows:
-        mark = "**yes**" if value == chosen else ""
-        table.append(
-            f"| {value} | {before:.1f} | {after:.1f} | {after - before:+.1f} | {log_ratio:.2f} | "
-            f"{entropy:.3f} | {stage1:.0f} | {total:.0f} | {mark} |"
+        runs.append(
+            GridRun(value, before, after, log_ratio, entropy, cpu["stage1"], cpu["stage1"] + cpu["stage2"])
         )
-    return table, chosen
+    return Grid(algorithm, field, runs, chosen=max(results)[-1])
 
 
-def main(argv: list[str] | None = None) -> None:
+def tune_all(
+    grids: list[tuple[str, str, list[Any]]],
+    seed: int,
+    work: Path,
+    shared: Path,
+    common: dict[str, Any],
+    record: Path,
+) -> list[Grid]:
+    """The grids in order, each at the values the earlier grids of its algorithm chose."""
+    chosen_by_algorithm: dict[str, dict[str, Any]] = {a: {} for a in ALGORITHMS}
+    tuned = []
+    for algorithm, field, values in grids:
+        earlier = chosen_by_algorithm[algorithm]
+        grid = tune(algorithm, field, values, seed, work, shared, {**common, **earlier}, record)
+        tuned.append(dataclasses.replace(grid, at=dict(earlier)))
+        earlier[field] = grid.chosen
+    return tuned
+
+
+# Rendering: the grids as the tuning's Markdown page.
+
+
+def grid_lines(grid: Grid) -> list[str]:
+    """A grid's table and the value it chose."""
+    header = [
+        f"{LABELS[grid.algorithm]} {grid.field}",
+        "dev success of pi_ref %",
+        "dev success after training %",
+        "gain",
+        f"log pi/pi_ref per episode (last {LAST_STEPS} steps)",
+        "entropy per token (nats)",
+        "Stage 1 CPU s",
+        "training CPU s",
+        "chosen",
+    ]
+    rows = [
+        [
+            run.value,
+            f"{run.dev_before:.1f}",
+            f"{run.dev_after:.1f}",
+            f"{run.gain:+.1f}",
+            f"{run.log_ratio:.2f}",
+            f"{run.entropy:.3f}",
+            f"{run.stage1_cpu_s:.0f}",
+            f"{run.training_cpu_s:.0f}",
+            "**yes**" if run.value == grid.chosen else "",
+        ]
+        for run in grid.runs
+    ]
+    at = ", ".join(f"{k}={v}" for k, v in grid.at.items())
+    return [
+        *table(header, rows),
+        "",
+        f"Chosen: `{grid.field}={grid.chosen}`" + (f" (at {at})." if at else "."),
+    ]
+
+
+def markdown(grids: list[Grid], command: str, machine: str, seed: int) -> str:
+    """The page ``--out`` records: the setting, then each grid's table and choice."""
+    lines = [
+        "# Tuning on the dev split (cpu-demo preset)",
+        "",
+        f"Command: `{command}`  ",
+        f"Machine: {machine}  ",
+        f"Seed {seed}; the 100 dev goals, greedy, before the first Stage 2 step and after "
+        "the last. The test split is not read to choose.",
+    ]
+    for grid in grids:
+        lines += ["", *grid_lines(grid)]
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> list[Grid]:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, default=Path("benchmarks/results/apo-tuning.md"))
     parser.add_argument("--work", type=Path, default=Path("runs/tune"))
@@ -158,31 +257,16 @@ def main(argv: list[str] | None = None) -> None:
         common = parse_overrides(arguments.set)
     except ValueError as error:
         parser.error(str(error))
-    chosen_by_algorithm: dict[str, dict[str, Any]] = {a: {} for a in ALGORITHMS}
     record = arguments.out.with_suffix("")  # the runs' records beside the table: tuning.md, tuning/
     command = "python -m benchmarks.training.apo_tuning " + shlex.join(
         argv if argv is not None else sys.argv[1:]
     )
-    lines = [
-        "# Tuning on the dev split (cpu-demo preset)",
-        "",
-        f"Command: `{command}`  ",
-        f"Machine: {describe_machine()}  ",
-        f"Seed {arguments.seed}; the 100 dev goals, greedy, before the first Stage 2 step and after "
-        "the last. The test split is not read to choose.",
-    ]
-    for algorithm, field, values in grids:
-        earlier = chosen_by_algorithm[algorithm]
-        settings = {**common, **earlier}
-        table, chosen = tune(
-            algorithm, field, values, arguments.seed, arguments.work, arguments.shared, settings, record
-        )
-        at = ", ".join(f"{k}={v}" for k, v in earlier.items())
-        lines += ["", *table, "", f"Chosen: `{field}={chosen}`" + (f" (at {at})." if at else ".")]
-        earlier[field] = chosen
+    tuned = tune_all(grids, arguments.seed, arguments.work, arguments.shared, common, record)
+    text = markdown(tuned, command, describe_machine(), arguments.seed)
     arguments.out.parent.mkdir(parents=True, exist_ok=True)
-    arguments.out.write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    arguments.out.write_text(text)
+    print(text, end="")
+    return tuned
 
 
 if __name__ == "__main__":

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from apo_agent.runtime.metrics import read_metrics
+from benchmarks.markdown import table
 
 
 def run_costs(folder: Path) -> dict[str, Any] | None:
@@ -44,19 +45,40 @@ def run_costs(folder: Path) -> dict[str, Any] | None:
     }
 
 
+# Rendering: the rows as a Markdown table.
+
+COLUMNS = {  # header: right-aligned (a number)
+    "run": False,
+    "Stage 1 episodes": True,
+    "Stage 1 s": True,
+    "Stage 2 steps": True,
+    "Stage 2 episodes": True,
+    "Stage 2 s": True,
+    "rollout s / step": True,
+    "update s / step": True,
+    "peak GPU GiB": True,
+    "test success: pi_ref -> trained %": False,
+}
+
+
 def markdown(rows: list[dict[str, Any]]) -> str:
-    lines = [
-        "| run | Stage 1 episodes | Stage 1 s | Stage 2 steps | Stage 2 episodes | Stage 2 s | "
-        "rollout s / step | update s / step | peak GPU GiB | test success: pi_ref -> trained % |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|---|",
+    """`run_costs` rows as one table, a line per run."""
+    cells = [
+        [
+            r["run"],
+            r["stage1_episodes"],
+            f"{r['stage1_s']:.0f}",
+            r["steps"],
+            r["episodes"],
+            f"{r['stage2_s']:.0f}",
+            f"{r['rollout_s']:.2f}",
+            f"{r['update_s']:.2f}",
+            f"{r['peak_gib']:.2f}",
+            f"{r['reference_success']:.0f} -> {r['success']:.0f}",
+        ]
+        for r in rows
     ]
-    for r in rows:
-        lines.append(
-            f"| {r['run']} | {r['stage1_episodes']} | {r['stage1_s']:.0f} | {r['steps']} | {r['episodes']} | "
-            f"{r['stage2_s']:.0f} | {r['rollout_s']:.2f} | {r['update_s']:.2f} | {r['peak_gib']:.2f} | "
-            f"{r['reference_success']:.0f} -> {r['success']:.0f} |"
-        )
-    return "\n".join(lines) + "\n"
+    return "\n".join(table(list(COLUMNS), cells, numeric=list(COLUMNS.values()))) + "\n"
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -69,8 +91,9 @@ def main(argv: list[str] | None = None) -> None:
     if not rows:
         parser.exit(1, f"no finished run (results.json) under {arguments.work}\n")
     arguments.out.parent.mkdir(parents=True, exist_ok=True)
-    arguments.out.write_text(markdown(rows))
-    print(markdown(rows))
+    text = markdown(rows)
+    arguments.out.write_text(text)
+    print(text)
 
 
 if __name__ == "__main__":

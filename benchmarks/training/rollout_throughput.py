@@ -26,6 +26,7 @@ import gc
 import json
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +43,7 @@ from apo_agent.rollout.episodes import collect_episodes
 from apo_agent.rollout.tokens import PromptEncoder, prompt_encoder
 from apo_agent.runtime.cpu import configure_cpu
 from benchmarks.machine import describe_machine
+from benchmarks.markdown import table
 from shared_prompts import PromptConfig
 
 WARM_UP_EPISODES = 2
@@ -98,29 +100,35 @@ def play(
     }
 
 
-def main(argv: list[str] | None = None) -> str:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--model", default="smollm2", help="'smollm2' or a transformers model folder")
-    parser.add_argument(
-        "--arch", choices=["qwen2.5-1.5b", "tiny"], help="random weights of this architecture"
-    )
-    parser.add_argument("--device", default="auto")
-    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
-    parser.add_argument("--episodes", type=int, default=32)
-    parser.add_argument("--batches", type=int, nargs="+", default=[8, 32], help="envs side by side")
-    parser.add_argument("--max-steps", type=int, default=5, help="actions per episode")
-    parser.add_argument("--max-new-tokens", type=int, default=32)
-    parser.add_argument("--context", choices=["full", "last_observation"], default="last_observation")
-    parser.add_argument("--max-observation-chars", type=int, default=1000)
-    parser.add_argument(
-        "--preset",
-        choices=sorted(PRESETS),
-        help="play the preset's env, prompts and constrained decoding (what its Stage 1 samples)",
-    )
-    parser.add_argument("--threads", type=int, help="torch threads (default: torch's own)")
-    parser.add_argument("--out", type=Path, help="also write the table here (Markdown; JSON beside it)")
-    arguments = parser.parse_args(argv)
+@dataclass(frozen=True)
+class Throughput:
+    """What one run of this script measured, and on what."""
 
+    model: str
+    """The policy's name (its folder, or the architecture with random weights)."""
+    parameters: int
+    hardware: str
+    command: str
+    """The script's arguments."""
+    episodes: int
+    max_steps: int
+    max_new_tokens: int
+    context: str
+    preset: str | None
+    """The preset whose env, prompts and decoding were played, if any."""
+    engines: list[str]
+    batches: list[int]
+    results: dict[str, Any]
+    """Per engine: ``start_s``, ``sync_s`` and, per batch, the figures `play` returns."""
+
+    def speedup(self, engine: str, batch: int) -> float | None:
+        """Tokens per second over transformers' at the same batch; None without transformers."""
+        base = self.results.get("transformers", {}).get(batch)
+        return self.results[engine][batch]["tokens_per_s"] / base["tokens_per_s"] if base else None
+
+
+def measure(arguments: argparse.Namespace, command: str) -> Throughput:
+    """Plays the same episodes on each of ``arguments.engines`` at each batch (after a warm-up)."""
     torch.manual_seed(0)
     policy = load_policy(arguments)
     configure_cpu(arguments.threads, policy.device)  # as training's stages set the CPU up
@@ -161,45 +169,111 @@ def main(argv: list[str] | None = None) -> str:
     hardware = torch.cuda.get_device_name(device) if device.type == "cuda" else describe_machine()
     parameters = sum(p.numel() for p in policy.model.parameters())
     label = f"{arguments.arch} (random weights)" if arguments.arch else Path(arguments.model).name
-    command = " ".join(argv if argv is not None else sys.argv[1:])
-    lines = [
-        f"# Rollout engines: vLLM vs transformers, {label} ({parameters / 1e6:.0f} M parameters)",
-        "",
-        f"Device: {hardware}  ",
-        f"Command: `python -m benchmarks.training.rollout_throughput {command}`",
-        "",
-        f"{arguments.episodes} episodes (the same goals and env seeds for each engine), up to "
-        f"{arguments.max_steps} actions of up to {arguments.max_new_tokens} tokens, temperature 1, "
-        f"context `{arguments.context}`, after {WARM_UP_EPISODES} warm-up episodes"
-        + (f"; the `{arguments.preset}` preset's env, prompts and decoding." if arguments.preset else "."),
-        "",
-        "| engine | batch | agent tokens | turns | seconds | tokens/s | s/episode | CPU s/episode | "
-        "tokens/s vs transformers |",
-        "|---|---:|---:|---:|---:|---:|---:|---:|---:|",
-    ]
-    for name in arguments.engines:
-        for batch in arguments.batches:
-            row = results[name][batch]
-            base = results.get("transformers", {}).get(batch)
-            ratio = f"{row['tokens_per_s'] / base['tokens_per_s']:.2f}x" if base else "-"
-            lines.append(
-                f"| {name} | {batch} | {row['agent_tokens']} | {row['turns']} | {row['seconds']:.1f} | "
-                f"{row['tokens_per_s']:.0f} | {row['s_per_episode']:.2f} | {row['cpu_s_per_episode']:.3f} | "
-                f"{ratio} |"
+    return Throughput(
+        model=label,
+        parameters=parameters,
+        hardware=hardware,
+        command=command,
+        episodes=arguments.episodes,
+        max_steps=arguments.max_steps,
+        max_new_tokens=arguments.max_new_tokens,
+        context=arguments.context,
+        preset=arguments.preset,
+        engines=list(arguments.engines),
+        batches=list(arguments.batches),
+        results=results,
+    )
+
+
+# Rendering: a `Throughput` as a Markdown page.
+
+COLUMNS = {  # header: right-aligned (a number)
+    "engine": False,
+    "batch": True,
+    "agent tokens": True,
+    "turns": True,
+    "seconds": True,
+    "tokens/s": True,
+    "s/episode": True,
+    "CPU s/episode": True,
+    "tokens/s vs transformers": True,
+}
+
+
+def markdown(throughput: Throughput) -> str:
+    """The page ``--out`` records: the settings, a row per engine and batch, each engine's start-up."""
+    t = throughput
+    rows = []
+    for name in t.engines:
+        for batch in t.batches:
+            row = t.results[name][batch]
+            ratio = t.speedup(name, batch)
+            rows.append(
+                [
+                    name,
+                    batch,
+                    row["agent_tokens"],
+                    row["turns"],
+                    f"{row['seconds']:.1f}",
+                    f"{row['tokens_per_s']:.0f}",
+                    f"{row['s_per_episode']:.2f}",
+                    f"{row['cpu_s_per_episode']:.3f}",
+                    "-" if ratio is None else f"{ratio:.2f}x",
+                ]
             )
-    lines.append("")
-    for name in arguments.engines:
-        figures = results[name]
+    lines = [
+        f"# Rollout engines: vLLM vs transformers, {t.model} ({t.parameters / 1e6:.0f} M parameters)",
+        "",
+        f"Device: {t.hardware}  ",
+        f"Command: `python -m benchmarks.training.rollout_throughput {t.command}`",
+        "",
+        f"{t.episodes} episodes (the same goals and env seeds for each engine), up to "
+        f"{t.max_steps} actions of up to {t.max_new_tokens} tokens, temperature 1, "
+        f"context `{t.context}`, after {WARM_UP_EPISODES} warm-up episodes"
+        + (f"; the `{t.preset}` preset's env, prompts and decoding." if t.preset else "."),
+        "",
+        *table(list(COLUMNS), rows, numeric=list(COLUMNS.values())),
+        "",
+    ]
+    for name in t.engines:
+        figures = t.results[name]
         lines.append(
             f"{name}: engine start {figures['start_s']:.1f} s, weight sync {figures['sync_s']:.2f} s  "
         )
-    table = "\n".join(lines) + "\n"
-    print(table)
+    return "\n".join(lines) + "\n"
+
+
+def main(argv: list[str] | None = None) -> str:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--model", default="smollm2", help="'smollm2' or a transformers model folder")
+    parser.add_argument(
+        "--arch", choices=["qwen2.5-1.5b", "tiny"], help="random weights of this architecture"
+    )
+    parser.add_argument("--device", default="auto")
+    parser.add_argument("--engines", nargs="+", choices=ENGINES, default=list(ENGINES))
+    parser.add_argument("--episodes", type=int, default=32)
+    parser.add_argument("--batches", type=int, nargs="+", default=[8, 32], help="envs side by side")
+    parser.add_argument("--max-steps", type=int, default=5, help="actions per episode")
+    parser.add_argument("--max-new-tokens", type=int, default=32)
+    parser.add_argument("--context", choices=["full", "last_observation"], default="last_observation")
+    parser.add_argument("--max-observation-chars", type=int, default=1000)
+    parser.add_argument(
+        "--preset",
+        choices=sorted(PRESETS),
+        help="play the preset's env, prompts and constrained decoding (what its Stage 1 samples)",
+    )
+    parser.add_argument("--threads", type=int, help="torch threads (default: torch's own)")
+    parser.add_argument("--out", type=Path, help="also write the table here (Markdown; JSON beside it)")
+    arguments = parser.parse_args(argv)
+
+    throughput = measure(arguments, " ".join(argv if argv is not None else sys.argv[1:]))
+    text = markdown(throughput)
+    print(text)
     if arguments.out is not None:
         arguments.out.parent.mkdir(parents=True, exist_ok=True)
-        arguments.out.write_text(table)
-        arguments.out.with_suffix(".json").write_text(json.dumps(results, indent=2, default=str))
-    return table
+        arguments.out.write_text(text)
+        arguments.out.with_suffix(".json").write_text(json.dumps(throughput.results, indent=2, default=str))
+    return text
 
 
 if __name__ == "__main__":
