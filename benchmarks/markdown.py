@@ -14,30 +14,46 @@ from collections.abc import Iterable, Sequence
 from benchmarks.machine import describe_machine
 
 
-def table(header: Sequence[str], rows: Iterable[Sequence[object]], numeric: Sequence[bool] = ()) -> list[str]:
+def table(
+    header: Sequence[str],
+    rows: Iterable[Sequence[object]],
+    numeric: Sequence[bool] = (),
+    *,
+    tight_empty: bool = False,
+) -> list[str]:
     """A Markdown table as lines: the header, the rule (right-aligned where ``numeric``), the rows.
+
+    ``tight_empty`` writes empty cells as ``| |`` (see `row_line`).
 
     >>> print("\\n".join(table(["agent", "score"], [["rule", 71.8]], numeric=[False, True])))
     | agent | score |
     |---|---:|
     | rule | 71.8 |
+    >>> table(["run", "steps", "p50 ms"], [[1, 0, ""]], tight_empty=True)[-1]
+    '| 1 | 0 | |'
     """
     rule = ["---:" if numeric and numeric[i] else "---" for i in range(len(header))]
-    lines = [row_line(header), "|" + "|".join(rule) + "|"]
+    lines = [row_line(header, tight_empty=tight_empty), "|" + "|".join(rule) + "|"]
     for row in rows:
         if len(row) != len(header):
             raise ValueError(f"a row of {len(row)} cells under {len(header)} columns: {row!r}")
-        lines.append(row_line(row))
+        lines.append(row_line(row, tight_empty=tight_empty))
     return lines
 
 
-def row_line(cells: Sequence[object]) -> str:
-    """One table row; an empty cell stays empty.
+def row_line(cells: Sequence[object], *, tight_empty: bool = False) -> str:
+    """One table row; an empty cell stays empty, padded like the others (``|  |``) or, with
+    ``tight_empty``, written ``| |`` as some recorded tables write it (both render alike).
 
     >>> row_line(["a", "", 3])
     '| a |  | 3 |'
+    >>> row_line(["a", "", 3, ""], tight_empty=True)
+    '| a | | 3 | |'
     """
-    return "| " + " | ".join(str(cell) for cell in cells) + " |"
+    texts = [str(cell) for cell in cells]
+    if not tight_empty:
+        return "| " + " | ".join(texts) + " |"
+    return "|" + "|".join(f" {text} " if text else " " for text in texts) + "|"
 
 
 def markdown_record(title: str, lines: Sequence[str], module: str, argv: Sequence[str] | None) -> str:

@@ -13,6 +13,7 @@ a purchase at the end; the walk the web load test plays). Every page and reward 
 with a local env's for the same goal and actions: a page of another session, a lost step, a
 refused session or any error counts as an error. Prints, per run, the errors, the steps per
 second and the step latency (one ``client.step`` round trip), and exits 1 on any error.
+`measure` returns the figures, `report` renders them.
 
 Needs webshop-gym with the ``openenv`` and ``web`` extras (``web``: the shared walk imports
 the web shop's page module).
@@ -31,9 +32,10 @@ import time
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from benchmarks.env.web_load import launch_server, percentile, scripted_actions
-from benchmarks.markdown import markdown_record
+from benchmarks.markdown import markdown_record, table
 from webshop_gym.envs import Split, WebShopEnv
 
 SPLIT: Split = "test"
@@ -125,6 +127,57 @@ def run_once(url: str, plans: list[Plan]) -> tuple[float, list[float], list[str]
     return wall, latencies, [error for outcome in outcomes for error in outcome.errors]
 
 
+def measure(sessions: int, steps: int, runs: int, server_url: str | None = None) -> dict[str, Any]:
+    """``runs`` runs, one after another, of ``sessions`` sessions of ``steps`` steps at once.
+
+    Starts a server unless ``server_url`` names one. Returns its URL, the sessions and steps
+    asked for, and per run the wall seconds of its steps, every step's seconds and the errors.
+    """
+    plans = make_plans(sessions, steps)
+    played = []
+    with tempfile.TemporaryDirectory(prefix="webshop-openenv-load-") as log_dir:
+        server, url = (None, server_url) if server_url else start_server(sessions, log_dir)
+        try:
+            for _ in range(runs):
+                wall, latencies, errors = run_once(url, plans)
+                played.append({"wall_s": wall, "step_s": latencies, "errors": errors})
+        finally:
+            if server is not None:
+                server.terminate()
+                server.wait(timeout=30)
+    return {"url": url, "sessions": sessions, "steps": steps, "runs": played}
+
+
+COLUMNS = ["run", "steps", "errors", "wall", "steps/s", "p50 ms", "p95 ms", "p99 ms", "max ms"]
+
+
+def run_cells(number: int, run: dict[str, Any]) -> list[object]:
+    """One run's row: its steps, errors, wall time, steps per second and latency percentiles."""
+    ms = sorted(seconds * 1000 for seconds in run["step_s"])
+    cells: list[object] = [number, f"{len(ms):,}", len(run["errors"])]
+    if not ms:  # no step answered: nothing to time
+        return cells + [""] * (len(COLUMNS) - len(cells))
+    latencies = [statistics.median(ms), percentile(ms, 95), percentile(ms, 99), max(ms)]
+    wall = run["wall_s"]
+    return [*cells, f"{wall:.2f} s", f"{len(ms) / wall:.0f}", *(f"{value:.1f}" for value in latencies)]
+
+
+def report(figures: dict[str, Any]) -> list[str]:
+    """`measure`'s figures as recorded: what ran, a row per run, then the first 20 errors."""
+    errors = [error for run in figures["runs"] for error in run["errors"]]
+    rows = [run_cells(number, run) for number, run in enumerate(figures["runs"], start=1)]
+    return [
+        f"{figures['sessions']} concurrent sessions x {figures['steps']} steps, each through its own "
+        "`WebShopClient` (openenv-core's `EnvClient`, WebSocket) against `webshop-gym serve --protocol "
+        f"openenv` on {figures['url']} (bundled catalogue, test split); every page and reward checked "
+        "against a local env.",
+        "",
+        *table(COLUMNS, rows, tight_empty=True),  # a run without steps: "| |", as it was always written
+        *([""] if errors else []),
+        *(f"error: {error}" for error in errors[:20]),
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -136,43 +189,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--out", type=Path, default=None, help="write the results here as Markdown")
     args = parser.parse_args(argv)
 
-    plans = make_plans(args.sessions, args.steps)
-    rows, all_errors = [], []
-    with tempfile.TemporaryDirectory(prefix="webshop-openenv-load-") as log_dir:
-        server, url = (None, args.server_url) if args.server_url else start_server(args.sessions, log_dir)
-        try:
-            for run in range(1, args.runs + 1):
-                wall, latencies, errors = run_once(url, plans)
-                ms = sorted(seconds * 1000 for seconds in latencies)
-                rows.append(
-                    f"| {run} | {len(ms):,} | {len(errors)} | {wall:.2f} s | {len(ms) / wall:.0f} | "
-                    f"{statistics.median(ms):.1f} | {percentile(ms, 95):.1f} | {percentile(ms, 99):.1f} | "
-                    f"{max(ms):.1f} |"
-                    if ms
-                    else f"| {run} | 0 | {len(errors)} | | | | | | |"
-                )
-                all_errors += errors
-        finally:
-            if server is not None:
-                server.terminate()
-                server.wait(timeout=30)
-
-    lines = [
-        f"{args.sessions} concurrent sessions x {args.steps} steps, each through its own `WebShopClient` "
-        f"(openenv-core's `EnvClient`, WebSocket) against `webshop-gym serve --protocol openenv` on {url} "
-        "(bundled catalogue, test split); every page and reward checked against a local env.",
-        "",
-        "| run | steps | errors | wall | steps/s | p50 ms | p95 ms | p99 ms | max ms |",
-        "|---|---|---|---|---|---|---|---|---|",
-        *rows,
-        *([""] if all_errors else []),
-        *(f"error: {error}" for error in all_errors[:20]),
-    ]
-    text = markdown_record("# OpenEnv server load test", lines, "benchmarks.env.openenv_load", argv)
+    figures = measure(args.sessions, args.steps, args.runs, args.server_url)
+    text = markdown_record("# OpenEnv server load test", report(figures), "benchmarks.env.openenv_load", argv)
     if args.out is not None:
         args.out.write_text(text)
     print(text)
-    return 1 if all_errors else 0
+    return 1 if any(run["errors"] for run in figures["runs"]) else 0
 
 
 if __name__ == "__main__":

@@ -28,6 +28,7 @@ Memory is each process's RSS, anonymous RSS and PSS from ``/proc/<pid>/smaps_rol
 the processes cost together). Speed is env steps (actions in running episodes) per
 second of ``step`` calls. Ray runs locally on ``--cpus`` CPUs; each actor asks for
 ``--cpus-per-actor`` (a small fraction, so 64 fit on 2 cores). Linux only (``/proc``).
+`measure` returns the figures, `report` renders the record.
 """
 
 from __future__ import annotations
@@ -49,7 +50,7 @@ from typing import Any
 import numpy as np
 
 from benchmarks.machine import process_memory
-from benchmarks.markdown import markdown_record
+from benchmarks.markdown import markdown_record, row_line, table
 
 REPO = Path(__file__).resolve().parents[2]
 STEPS_PER_ROUND = 15  # verl-agent's WebShop episodes: 15 steps
@@ -425,18 +426,39 @@ def original_batch(site: str, actors: int, rounds: int, seed: int, cpus: float) 
     return {"memory": memory, "steps": steps, "seconds": seconds, "built": built}
 
 
-def row(name: str, envs: int, result: dict) -> str:
+COLUMNS = [
+    "setting",
+    "processes",
+    "envs",
+    "RSS per process (MB)",
+    "anonymous per process",
+    "PSS per process",
+    "RSS summed",
+    "PSS summed",
+    "PSS per env",
+    "built in",
+    "env steps/s",
+]
+
+
+def row_cells(name: str, result: dict) -> list[object]:
     """One table row: memory per process and summed, PSS per env, build time, steps/s."""
-    memory = result["memory"]
+    memory, envs = result["memory"], result["envs"]
     total = {key: sum(m[key] for m in memory) for key in ("rss", "pss", "anonymous")}
     each = {key: value / len(memory) for key, value in total.items()}
-    per_env = f"{total['pss'] / envs:.1f}" if envs else ""
-    built = f"{result['built']:.1f} s" if "built" in result else ""
-    speed = f"{result['steps'] / result['seconds']:,.0f}" if result["seconds"] else ""
-    return (
-        f"| {name} | {len(memory)} | {envs} | {each['rss']:.0f} | {each['anonymous']:.0f} "
-        f"| {each['pss']:.0f} | {total['rss']:,.0f} | {total['pss']:,.0f} | {per_env} | {built} | {speed} |"
-    )
+    return [
+        name,
+        len(memory),
+        envs,
+        f"{each['rss']:.0f}",
+        f"{each['anonymous']:.0f}",
+        f"{each['pss']:.0f}",
+        f"{total['rss']:,.0f}",
+        f"{total['pss']:,.0f}",
+        f"{total['pss'] / envs:.1f}" if envs else "",
+        f"{result['built']:.1f} s" if "built" in result else "",
+        f"{result['steps'] / result['seconds']:,.0f}" if result["seconds"] else "",
+    ]
 
 
 def mean_of(result: dict, key: str = "pss") -> float:
@@ -495,20 +517,19 @@ def measure_original_batches(
     return skipped
 
 
-def original_notes(
-    args: argparse.Namespace, results: dict[str, dict], skipped: list[str], ours: float, pooled: str
-) -> list[str]:
+def original_notes(figures: dict[str, Any], ours: float) -> list[str]:
     """What the original's rows measured, what was put in its way, and its ratio to ours.
 
-    ``ours`` is our PSS per actor of one env; ``pooled`` names our row of actors of many envs.
+    ``figures`` are `measure`'s; ``ours`` is our PSS per actor of one env.
     """
-    if args.original is None:
+    if figures["original_commit"] is None:
         return [
             "",
             "Not measured here: the original WebShop's text env. Run `nox -s bench -- ray-pool "
             "--original /path/to/WebShop --out benchmarks/results/ray_pool.md` with a checkout of it "
             f"(`{ORIGINAL_CLONE}`).",
         ]
+    results, skipped, pooled = figures["results"], figures["skipped"], figures["pooled"]
     alone = results["original text env, one process, no Ray"]
     ours_alone = mean_of(results["one env, one process, no Ray"])
     ours_per_env = sum(m["pss"] for m in results[pooled]["memory"]) / POOLED_ENVS
@@ -524,7 +545,7 @@ def original_notes(
     )
     return [
         "",
-        f"The original: `{ORIGINAL_CLONE}` ({checkout_commit(args.original)}), its own "
+        f"The original: `{ORIGINAL_CLONE}` ({figures['original_commit']}), its own "
         f"`WebAgentTextEnv(observation_mode='text', num_products={ORIGINAL_PRODUCTS}, human_goals=False)` "
         f"({alone['goals']:,} synthetic goals), imported as its users import it (`from web_agent_site.envs "
         "import WebAgentTextEnv`); a step is `env.step` then `env.get_available_actions()`, as verl-agent's "
@@ -549,6 +570,92 @@ def original_notes(
         + f". One process without Ray: the original {mean_of(alone):.0f} MB of PSS, ours {ours_alone:.0f} MB "
         f"({mean_of(alone) / ours_alone:.1f}x).",
         *(["", "Not run, to keep the machine out of swap: " + "; ".join(skipped) + "."] if skipped else []),
+    ]
+
+
+def measure(args: argparse.Namespace, note: Callable[[str, dict], None] = lambda name, result: None) -> dict:
+    """Every setting of the module's docstring that ``args`` asks for, ``note``d as each is done.
+
+    Returns per setting (in the order measured) its ``envs`` and every process's memory, the
+    steps and their seconds (and the build seconds on Ray, the goals and spaCy substitutes of
+    the original alone), then what was skipped, the store's size, the Ray set-up, the load
+    average at the end and the original's commit (None without ``--original``).
+    """
+    import ray
+
+    results: dict[str, dict] = {}
+    skipped: list[str] = []  # the original's actor counts that did not fit in memory
+
+    def measure_one(name: str, envs: int, run: Callable[[], dict]) -> None:
+        results[name] = {"envs": envs, **run()}
+        note(name, results[name])
+
+    with tempfile.TemporaryDirectory() as scratch:
+        site = ""  # where the original is imported from, set up first: a wrong --original fails at once
+        if args.original is not None:
+            site = str(link_original_checkout(args.original, raw_1k(args), Path(scratch) / "original"))
+            build_original_index(raw_1k(args) / ORIGINAL_DOCUMENTS, Path(site) / ORIGINAL_INDEX)
+        store = prepared_store(args, scratch)
+        store_mb = sum(f.stat().st_size for f in Path(store).rglob("*") if f.is_file()) / 2**20
+        workload = ("--rounds", str(args.rounds), "--seed", str(args.seed))
+        measure_one("one env, one process, no Ray", 1, lambda: run_child("--child", store, *workload))
+        if args.original is not None:
+            measure_one(
+                "original text env, one process, no Ray",
+                1,
+                lambda: run_child("--child-original", site, *workload),
+            )
+        ray.init(num_cpus=args.cpus, include_dashboard=False, object_store_memory=128 * 2**20)
+        cpus = args.cpus_per_actor
+        measure_one("bare Ray actors (nothing in them)", 0, lambda: bare_actors(8, cpus))
+        for actors in args.actors:
+            batch = functools.partial(ray_batch, store, actors, 1, args.rounds, args.seed, cpus)
+            measure_one(f"{actors} actors x 1 env", actors, batch)
+        pooled = f"{POOLED_ENVS // ENVS_PER_ACTOR} actors x {ENVS_PER_ACTOR} envs"
+        batch = functools.partial(
+            ray_batch, store, POOLED_ENVS // ENVS_PER_ACTOR, ENVS_PER_ACTOR, args.rounds, args.seed, cpus
+        )
+        measure_one(pooled, POOLED_ENVS, batch)
+        if args.original is not None:
+            skipped = measure_original_batches(args, site, measure_one, results)
+        ray.shutdown()
+
+    return {
+        "results": results,
+        "skipped": skipped,
+        "actors": list(args.actors),
+        "pooled": pooled,
+        "store_mb": store_mb,
+        "rounds": args.rounds,
+        "ray_version": ray.__version__,
+        "cpus": args.cpus,
+        "cpus_per_actor": cpus,
+        "load_average": list(os.getloadavg()),
+        "original_commit": None if args.original is None else checkout_commit(args.original),
+    }
+
+
+def report(figures: dict) -> list[str]:
+    """`measure`'s figures as recorded: the table, then what the figures say."""
+    results, pooled = figures["results"], figures["pooled"]
+    bare = mean_of(results["bare Ray actors (nothing in them)"])
+    single = [mean_of(results[f"{actors} actors x 1 env"]) for actors in figures["actors"]]
+    ours = sum(single) / len(single)
+    load = ", ".join(f"{value:.1f}" for value in figures["load_average"])
+    ray_setup = f"Ray {figures['ray_version']}, local, {figures['cpus']} CPUs"
+    return [
+        *table(COLUMNS, [row_cells(name, result) for name, result in results.items()]),
+        "",
+        f"Store: the official 1k set prepared by `webshop-gym data prepare` ({figures['store_mb']:.1f} MB "
+        f"on disk); {figures['rounds']} rounds of reset + {STEPS_PER_ROUND} steps; {ray_setup}, "
+        f"num_cpus={figures['cpus_per_actor']} per actor. Load average at the end: {load}; the 2 cores were "
+        "shared with other jobs, so steps/s are noisy; the memory figures are what this measures.",
+        "",
+        f"An actor with one env costs {min(single) - bare:.0f}-{max(single) - bare:.0f} MB of PSS more "
+        f"than a bare Ray actor ({bare:.0f} MB): the env's imports and state, the store's pages being "
+        f"shared; an actor with {ENVS_PER_ACTOR} envs {mean_of(results[pooled]) - bare:.0f} MB more. One "
+        f"env in a plain process: {mean_of(results['one env, one process, no Ray']):.0f} MB in all.",
+        *original_notes(figures, ours),
     ]
 
 
@@ -583,71 +690,13 @@ def main(argv: list[str] | None = None) -> None:
         print(json.dumps(one_original_env(args.child_original, args.rounds, args.seed)))
         return
 
-    import ray
+    def note(name: str, result: dict) -> None:  # each row as soon as it is measured
+        print(row_line(row_cells(name, result)), flush=True)
 
-    lines = [
-        "| setting | processes | envs | RSS per process (MB) | anonymous per process | PSS per process "
-        "| RSS summed | PSS summed | PSS per env | built in | env steps/s |",
-        "|---|---|---|---|---|---|---|---|---|---|---|",
-    ]
-    results: dict[str, dict] = {}
-    skipped: list[str] = []  # the original's actor counts that did not fit in memory
-
-    def measure(name: str, envs: int, run: Callable[[], dict]) -> None:
-        results[name] = run()
-        lines.append(row(name, envs, results[name]))
-        print(lines[-1], flush=True)
-
-    with tempfile.TemporaryDirectory() as scratch:
-        site = ""  # where the original is imported from, set up first: a wrong --original fails at once
-        if args.original is not None:
-            site = str(link_original_checkout(args.original, raw_1k(args), Path(scratch) / "original"))
-            build_original_index(raw_1k(args) / ORIGINAL_DOCUMENTS, Path(site) / ORIGINAL_INDEX)
-        store = prepared_store(args, scratch)
-        store_mb = sum(f.stat().st_size for f in Path(store).rglob("*") if f.is_file()) / 2**20
-        workload = ("--rounds", str(args.rounds), "--seed", str(args.seed))
-        measure("one env, one process, no Ray", 1, lambda: run_child("--child", store, *workload))
-        if args.original is not None:
-            measure(
-                "original text env, one process, no Ray",
-                1,
-                lambda: run_child("--child-original", site, *workload),
-            )
-        ray.init(num_cpus=args.cpus, include_dashboard=False, object_store_memory=128 * 2**20)
-        cpus = args.cpus_per_actor
-        measure("bare Ray actors (nothing in them)", 0, lambda: bare_actors(8, cpus))
-        for actors in args.actors:
-            batch = functools.partial(ray_batch, store, actors, 1, args.rounds, args.seed, cpus)
-            measure(f"{actors} actors x 1 env", actors, batch)
-        pooled = f"{POOLED_ENVS // ENVS_PER_ACTOR} actors x {ENVS_PER_ACTOR} envs"
-        batch = functools.partial(
-            ray_batch, store, POOLED_ENVS // ENVS_PER_ACTOR, ENVS_PER_ACTOR, args.rounds, args.seed, cpus
-        )
-        measure(pooled, POOLED_ENVS, batch)
-        if args.original is not None:
-            skipped = measure_original_batches(args, site, measure, results)
-        ray.shutdown()
-
-    bare = mean_of(results["bare Ray actors (nothing in them)"])
-    single = [mean_of(results[f"{actors} actors x 1 env"]) for actors in args.actors]
-    ours = sum(single) / len(single)
-    load = ", ".join(f"{value:.1f}" for value in os.getloadavg())
-    notes = [
-        "",
-        f"Store: the official 1k set prepared by `webshop-gym data prepare` ({store_mb:.1f} MB on disk); "
-        f"{args.rounds} rounds of reset + {STEPS_PER_ROUND} steps; Ray {ray.__version__}, local, "
-        f"{args.cpus} CPUs, num_cpus={cpus} per actor. Load average at the end: {load}; the 2 cores were "
-        "shared with other jobs, so steps/s are noisy; the memory figures are what this measures.",
-        "",
-        f"An actor with one env costs {min(single) - bare:.0f}-{max(single) - bare:.0f} MB of PSS more "
-        f"than a bare Ray actor ({bare:.0f} MB): the env's imports and state, the store's pages being "
-        f"shared; an actor with {ENVS_PER_ACTOR} envs {mean_of(results[pooled]) - bare:.0f} MB more. One "
-        f"env in a plain process: {mean_of(results['one env, one process, no Ray']):.0f} MB in all.",
-        *original_notes(args, results, skipped, ours, pooled),
-    ]
+    figures = measure(args, note)
     if args.out is not None:
         title = "# verl-agent's env batch on Ray actors: memory and speed (1k store)"
-        args.out.write_text(markdown_record(title, lines + notes, "benchmarks.env.ray_pool", argv))
+        args.out.write_text(markdown_record(title, report(figures), "benchmarks.env.ray_pool", argv))
 
 
 if __name__ == "__main__":

@@ -43,10 +43,36 @@ def test_web_slow_clients_guarded_server_serves_visitors_while_sockets_idle():
 
 def test_openenv_load_two_sessions_stay_apart():
     pytest.importorskip("openenv", reason="needs webshop-gym's openenv extra")
-    from benchmarks.env.openenv_load import main
+    from benchmarks.env.openenv_load import make_plans, measure
 
-    # Every page and reward is compared with a local env's: 0 means no error in any session.
-    assert main(["--sessions", "2", "--steps", "4"]) == 0
+    figures = measure(sessions=2, steps=4, runs=1)
+    (run,) = figures["runs"]
+    # Every page and reward is compared with a local env's: no error in any session.
+    assert run["errors"] == []
+    assert len(run["step_s"]) == sum(len(plan.actions) for plan in make_plans(2, 4))
+    assert run["wall_s"] > 0 and all(seconds > 0 for seconds in run["step_s"])
+
+
+def test_openenv_load_report_has_a_row_per_run_and_the_errors():
+    from benchmarks.env.openenv_load import report
+
+    figures = {
+        "url": "http://127.0.0.1:1",
+        "sessions": 2,
+        "steps": 4,
+        "runs": [
+            {"wall_s": 0.5, "step_s": [0.001, 0.002, 0.004, 0.003], "errors": []},
+            {"wall_s": 0.1, "step_s": [], "errors": ["session 0: ConnectionRefusedError: refused"]},
+        ],
+    }
+    lines = report(figures)
+    assert lines[2:6] == [
+        "| run | steps | errors | wall | steps/s | p50 ms | p95 ms | p99 ms | max ms |",
+        "|---|---|---|---|---|---|---|---|---|",
+        "| 1 | 4 | 0 | 0.50 s | 8 | 2.5 | 4.0 | 4.0 | 4.0 |",
+        "| 2 | 0 | 1 | | | | | | |",  # nothing timed: empty cells written "| |", as always
+    ]
+    assert lines[6:] == ["", "error: session 0: ConnectionRefusedError: refused"]
 
 
 def test_reward_agreement_samples_each_goal_own_product_hits_and_random_buys(webshop_1k):

@@ -3,7 +3,6 @@ untouched."""
 
 from __future__ import annotations
 
-import argparse
 import re
 import subprocess
 import sys
@@ -15,7 +14,7 @@ from benchmarks.env.ray_pool import (
     ORIGINAL_DATA_FILES,
     link_original_checkout,
     original_data_source,
-    original_notes,
+    report,
 )
 
 # The way the original's web_agent_site/utils.py finds its data: relative to its own file.
@@ -71,7 +70,41 @@ def test_a_missing_1k_file_is_named(checkout: Path, tmp_path: Path) -> None:
         link_original_checkout(checkout, tmp_path / "empty", tmp_path / "site")
 
 
+def memory(pss: float) -> list[dict[str, float]]:
+    return [{"rss": pss + 40, "anonymous": pss - 10, "pss": pss, "private": pss - 5}]
+
+
 def test_without_the_original_the_record_says_how_to_measure_it() -> None:
-    notes = original_notes(argparse.Namespace(original=None), {}, [], 60.0, "4 actors x 16 envs")
-    assert "Not measured here" in notes[-1]
-    assert "nox -s bench -- ray-pool --original /path/to/WebShop" in notes[-1]
+    one = {"envs": 1, "memory": memory(38.0), "steps": 45, "seconds": 0.15}
+    batch = {"envs": 8, "memory": memory(66.0) * 8, "steps": 360, "seconds": 1.2, "built": 4.4}
+    figures = {
+        "results": {
+            "one env, one process, no Ray": one,
+            "bare Ray actors (nothing in them)": {
+                "envs": 0,
+                "memory": memory(50.0) * 8,
+                "steps": 0,
+                "seconds": 0.0,
+            },
+            "8 actors x 1 env": batch,
+            "4 actors x 16 envs": {**batch, "envs": 64, "memory": memory(75.0) * 4},
+        },
+        "skipped": [],
+        "actors": [8],
+        "pooled": "4 actors x 16 envs",
+        "store_mb": 3.0,
+        "rounds": 3,
+        "ray_version": "2.60.0",
+        "cpus": 2,
+        "cpus_per_actor": 0.03,
+        "load_average": [1.0, 1.0, 1.0],
+        "original_commit": None,
+    }
+    lines = report(figures)
+    assert lines[0].startswith("| setting | processes | envs |")
+    assert lines[2] == "| one env, one process, no Ray | 1 | 1 | 78 | 28 | 38 | 78 | 38 | 38.0 |  | 300 |"
+    # A cell with nothing to say stays empty, as the recorded ray_pool.md writes it: "|  |".
+    assert lines[3] == "| bare Ray actors (nothing in them) | 8 | 0 | 90 | 40 | 50 | 720 | 400 |  |  |  |"
+    assert lines[5].endswith("| 300 | 4.7 | 4.4 s | 300 |")  # PSS per env: 4 x 75 MB over 64 envs
+    assert "Not measured here" in lines[-1]
+    assert "nox -s bench -- ray-pool --original /path/to/WebShop" in lines[-1]

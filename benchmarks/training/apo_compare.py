@@ -622,7 +622,7 @@ def markdown(comparison: Comparison, command: str) -> str:
         values = estimates[policy][figure].values
         return f"{values[0]:.0f}" if len(set(values)) == 1 else cell(policy, figure, 0)
 
-    # pi_ref's empty cells are written "| |" (the rows below it "|  |", as `row_line` writes them).
+    # pi_ref's empty cells are written "| |", the rows below it "|  |": as the recorded results have them.
     main = table(
         [
             "policy",
@@ -638,7 +638,10 @@ def markdown(comparison: Comparison, command: str) -> str:
         [],
     )
     main.append(
-        f"| pi_ref (warm start) | {cell('pi_ref', 'success')} | {cell('pi_ref', 'score')} | | | | | | |"
+        row_line(
+            ["pi_ref (warm start)", cell("pi_ref", "success"), cell("pi_ref", "score"), *[""] * 6],
+            tight_empty=True,
+        )
     )
     main += [
         row_line(
@@ -690,8 +693,15 @@ def markdown(comparison: Comparison, command: str) -> str:
             "objectives optimise):",
             "",
             *table(["policy", "success %", "score", "gain in success (points)"], []),
-            f"| pi_ref (warm start) | {cell('pi_ref', 'sampled_success')} | "
-            f"{cell('pi_ref', 'sampled_score')} | |",
+            row_line(
+                [
+                    "pi_ref (warm start)",
+                    cell("pi_ref", "sampled_success"),
+                    cell("pi_ref", "sampled_score"),
+                    "",
+                ],
+                tight_empty=True,
+            ),
             *(
                 row_line(
                     [
