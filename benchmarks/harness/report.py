@@ -119,7 +119,8 @@ def episode_record(episode: Episode, observation_chars: int = DEFAULT_OBSERVATIO
 
 def read_episode_file(path: Path) -> list[dict[str, Any]]:
     """The episode records of one run: a trajectory file (``.jsonl`` or ``.jsonl.gz``), or the
-    flat records the runner wrote before (some recorded results in ``benchmarks/results/agents``)."""
+    flat records the runner wrote before it wrote trajectories (the runs committed in
+    ``benchmarks/results/agents``, kept compact for their size)."""
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as handle:
         first = next((line for line in handle if line.strip()), None)
