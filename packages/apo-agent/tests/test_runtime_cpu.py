@@ -10,7 +10,7 @@ import pytest
 
 # Allocates and frees a 256 MB tensor (above glibc's largest mmap threshold) round after round
 # and prints each round's minor page faults, before and after keep_freed_memory (after it, the
-# heap grows in the first two rounds, which are not counted).
+# heap grows in the first two rounds, which are not counted; twelve rounds are).
 SCRIPT = """
 import json, resource, torch
 from apo_agent.runtime.cpu import keep_freed_memory
@@ -25,7 +25,7 @@ def faults_per_round(rounds):
 
 default = faults_per_round(6)
 applied = keep_freed_memory()
-print(json.dumps([default, applied, faults_per_round(8)[2:]]))
+print(json.dumps([default, applied, faults_per_round(14)[2:]]))
 """
 PAGES = 256 * 2**20 // 4096  # one round's tensor
 
@@ -38,5 +38,7 @@ def test_keep_freed_memory_stops_reallocated_tensors_from_faulting():
     # Glibc unmaps each freed tensor, so every round faults its pages in again.
     assert all(count > PAGES / 2 for count in default), default
     # Kept in the heap, the pages stay mapped. (A round may still fault where the kernel
-    # reclaimed the idle pages in between, e.g. DAMON's proactive reclaim: most do not.)
-    assert sum(count < PAGES / 50 for count in kept) >= 4, kept
+    # reclaimed the idle pages in between, e.g. DAMON's proactive reclaim, which acts more
+    # often when memory is short: three rounds in a row did beside two training runs. Most
+    # rounds do not.)
+    assert sum(count < PAGES / 50 for count in kept) >= 6, kept
