@@ -28,6 +28,8 @@ def test_reference_is_the_base_model_before_and_after_training(tiny_model_dir, t
         expected = base.token_logprobs(batch)[0]
         torch.testing.assert_close(policy.token_logprobs(batch)[0], expected)  # LoRA B starts at 0
 
+    with policy.reference() as reference:
+        identity = reference.fingerprint()
     optimizer = torch.optim.AdamW(policy.trainable_parameters(), lr=0.05)
     for _ in range(3):
         loss = -policy.token_logprobs(batch)[0].sum()
@@ -38,6 +40,8 @@ def test_reference_is_the_base_model_before_and_after_training(tiny_model_dir, t
         assert not torch.allclose(policy.token_logprobs(batch)[0], expected)
         with policy.reference() as reference:
             torch.testing.assert_close(reference.token_logprobs(batch)[0], expected)
+            # pi_ref's identity (Stage 1's cache key) is the base weights': training left it alone.
+            assert reference.fingerprint() == identity
         # the adapters are back on after the block
         assert not torch.allclose(policy.token_logprobs(batch)[0], expected)
 

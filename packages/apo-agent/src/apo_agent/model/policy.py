@@ -51,13 +51,24 @@ class LMPolicy:
         tokenizer: Its tokenizer (with a chat template).
         device: Where the model runs.
         bf16: Run forward passes under bfloat16 autocast (CUDA).
+        adapters_off: The model's LoRA adapters are switched off (what `reference` yields):
+            its weights, and so its `fingerprint`, are the base model's alone.
     """
 
-    def __init__(self, model: Any, tokenizer: Any, device: torch.device, bf16: bool = False) -> None:
+    def __init__(
+        self,
+        model: Any,
+        tokenizer: Any,
+        device: torch.device,
+        bf16: bool = False,
+        *,
+        adapters_off: bool = False,
+    ) -> None:
         self.model = model
         self.tokenizer = tokenizer
         self.device = device
         self.bf16 = bf16
+        self.adapters_off = adapters_off
         self.stop_ids = stop_token_ids(tokenizer, getattr(model, "generation_config", None))
         self.pad_id = tokenizer.pad_token_id if tokenizer.pad_token_id is not None else self.stop_ids[0]
         self._frozen_reference: LMPolicy | None = None
@@ -135,7 +146,7 @@ class LMPolicy:
         """pi_ref inside a ``with`` block: adapters off (LoRA) or the frozen copy."""
         if self.uses_lora:
             with self.model.disable_adapter():
-                yield LMPolicy(self.model, self.tokenizer, self.device, self.bf16)
+                yield LMPolicy(self.model, self.tokenizer, self.device, self.bf16, adapters_off=True)
         elif self._frozen_reference is not None:
             yield self._frozen_reference
         else:
@@ -149,9 +160,14 @@ class LMPolicy:
         self.tokenizer.save_pretrained(directory)
 
     def fingerprint(self) -> str:
-        """A SHA-256 of every parameter (and buffer): the identity of these exact weights."""
+        """A SHA-256 of every parameter (and buffer) that acts: the identity of these exact
+        weights. With the adapters off (pi_ref of a LoRA run) the adapters' tensors do not
+        act and are left out, so pi_ref keeps its identity (and Stage 1 its cache) while its
+        adapters train: a resumed LoRA run finds the cache its first start wrote."""
         digest = hashlib.sha256()
         for name, tensor in sorted(self.model.state_dict().items()):
+            if self.adapters_off and "lora_" in name:
+                continue
             digest.update(name.encode())
             data = tensor.detach().to("cpu").contiguous()
             digest.update(str((data.dtype, tuple(data.shape))).encode())
