@@ -73,10 +73,15 @@ def interval(values: Sequence[float] | np.ndarray, method: str = "percentile") -
 
 def mean_interval(values: Sequence[float], digits: int = 1, method: str = "percentile") -> str:
     """``"42.0 [40.0, 44.0]"``: the mean and its 95% interval (just the value for one)."""
-    mean = statistics.fmean(values)
-    if len(values) == 1:
+    low, high = interval(values, method) if len(values) > 1 else (math.nan, math.nan)
+    return interval_cell(statistics.fmean(values), low, high, len(values), digits)
+
+
+def interval_cell(mean: float, low: float, high: float, count: int, digits: int = 1) -> str:
+    """A table cell for a mean over ``count`` values and its interval: ``"42.0 [40.0, 44.0]"``,
+    the mean alone for one value, ``[undefined]`` where the interval is (nan)."""
+    if count == 1:
         return f"{mean:.{digits}f}"
-    low, high = interval(values, method)
     if math.isnan(low):
         return f"{mean:.{digits}f} [undefined]"
     return f"{mean:.{digits}f} [{low:.{digits}f}, {high:.{digits}f}]"

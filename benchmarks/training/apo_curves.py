@@ -21,7 +21,6 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import json
-import math
 import statistics
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -31,7 +30,7 @@ from typing import Any
 from apo_agent.config import TrainConfig
 from apo_agent.runtime.checkpoints import checkpoint_dir
 from apo_agent.runtime.metrics import read_metrics
-from benchmarks.intervals import BCA_MIN_SEEDS, METHODS, interval, ratio_interval
+from benchmarks.intervals import BCA_MIN_SEEDS, METHODS, interval, interval_cell, ratio_interval
 from benchmarks.markdown import table
 
 COLOURS = {"apo": "tab:blue", "grpo": "tab:orange"}
@@ -325,13 +324,8 @@ def time_to_targets(curves: Curves, stage1_cpu: Stage1, method: str = "t") -> Ti
 
 
 def estimate_cell(estimate: Estimate, digits: int = 1) -> str:
-    """``"42.0 [40.0, 44.0]"`` (`benchmarks.intervals.mean_interval`'s cell): just the value for one seed."""
-    mean = f"{estimate.mean:.{digits}f}"
-    if len(estimate.values) == 1:
-        return mean
-    if math.isnan(estimate.low):
-        return f"{mean} [undefined]"
-    return f"{mean} [{estimate.low:.{digits}f}, {estimate.high:.{digits}f}]"
+    """``"42.0 [40.0, 44.0]"`` (`benchmarks.intervals.interval_cell`): just the value for one seed."""
+    return interval_cell(estimate.mean, estimate.low, estimate.high, len(estimate.values), digits)
 
 
 def ratio_cell(estimate: Estimate) -> str:
