@@ -13,9 +13,9 @@ import webshop_gym  # noqa: F401
 from apo_agent.config import TrainConfig
 from apo_agent.model.constrained import ActionConstraint, ActionVocabulary, answer_budget
 from apo_agent.model.policy import LMPolicy
-from apo_agent.rollout.episodes import action_from_answer, collect_episodes
+from apo_agent.rollout.episodes import collect_episodes
 from apo_agent.rollout.tokens import EpisodeContext, PromptEncoder, TokenSequence
-from shared_prompts import PromptConfig, format_model_output
+from shared_prompts import PromptConfig, action_from_answer, format_model_output
 
 
 @pytest.fixture(scope="module")

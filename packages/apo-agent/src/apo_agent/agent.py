@@ -13,14 +13,15 @@ is sent as it is (`shared_prompts.action_from_answer`), so the env reports it.
   training's mask, prefix reuse) or an OpenAI-compatible server
   (`apo_agent.engines.openai_http.OpenAIChat`). Both follow one answer-budget rule
   (`apo_agent.model.constrained.whole_answer_budget`).
-* `PolicyAgent`: a policy trained here, played exactly as the rollouts play it: the run's
-  own prompt encoder (token ids, context mode, constraint) and the rollouts' per-turn step
-  (`apo_agent.rollout.episodes.sample_turn`) on a rollout engine. `policy_agents` loads one
-  from a run folder (`run_folder`).
+* `PolicyAgent` (`apo_agent.rollout.policy_agent`): a policy trained here, token-in /
+  token-out with the run's own prompt encoder (token ids, context mode, constraint) on a
+  rollout engine. It is the agent training, Stage 1 and evaluation play
+  (`apo_agent.rollout.collect_episodes`, one per episode); `policy_agents` loads one from a
+  run folder (`run_folder`) for the benchmarks.
 
-Evaluation and training play through `apo_agent.rollout.collect_episodes`, which runs the
-same per-turn step as `PolicyAgent` over the same engines; they record tokens and log-probs
-for the losses, which an agent that answers text has no use for.
+The two differ in what the model reads: `LLMAgent` a chat conversation as text (any model,
+local or behind an HTTP endpoint), `PolicyAgent` the episode's exact token ids, whose
+log-probs the losses need.
 """
 
 from __future__ import annotations
@@ -30,8 +31,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from apo_agent.engines.base import ChatBackend, Message, RolloutEngine
+from apo_agent.engines.base import ChatBackend, Message
 from apo_agent.model.constrained import PageActions
+from apo_agent.rollout.policy_agent import PolicyAgent, step_seed
 from shared_prompts import PromptConfig, action_from_answer, system_prompt, turn_prompt
 
 __all__ = [
@@ -46,12 +48,6 @@ __all__ = [
 
 Info = Mapping[str, Any]
 SEARCH_QUERIES = ("free", "instruction")
-
-
-def step_seed(episode_seed: int | None, turn: int) -> int | None:
-    """The seed of one turn's sampling: the episode's seed and the turn number, so that an
-    episode plays the same whichever env slot runs it (None: unseeded)."""
-    return None if episode_seed is None else episode_seed * 1000 + turn
 
 
 class LLMAgent:
@@ -128,61 +124,6 @@ class LLMAgent:
             think=first.prompts.think,
         )
         return [a._answer(m, out) for a, m, out in zip(agents, conversations, outputs, strict=True)]
-
-
-class PolicyAgent:
-    """Acts with a trained policy as its rollouts do; one per env slot, sharing the engine.
-
-    Args:
-        engine: Samples the answers (`apo_agent.engines`; an `LMPolicy` through
-            `apo_agent.engines.as_engine`).
-        encoder: The run's prompt encoder (`apo_agent.rollout.tokens.prompt_encoder`).
-        temperature: 0 greedy, else sampled from the full softmax at this temperature.
-        max_new_tokens: Answer length limit per turn (whole actions get what they need).
-    """
-
-    def __init__(self, engine: RolloutEngine, encoder: Any, temperature: float, max_new_tokens: int) -> None:
-        self.engine = engine
-        self.encoder = encoder
-        self.temperature = temperature
-        self.max_new_tokens = max_new_tokens
-        self.reset()
-
-    def reset(self, seed: int | None = None) -> None:
-        from apo_agent.rollout.tokens import EpisodeContext
-
-        self._seed = seed
-        self.context = EpisodeContext(self.encoder)
-        self.last_output: str | None = None
-
-    def act(self, observation: str, info: Info) -> str:
-        return type(self).act_batch([self], [observation], [info])[0]
-
-    @classmethod
-    def act_batch(
-        cls, agents: Sequence[PolicyAgent], observations: Sequence[str], infos: Sequence[Info]
-    ) -> list[str]:
-        """One batched generation for all slots."""
-        import torch
-
-        from apo_agent.rollout.episodes import sample_turn
-
-        first = agents[0]
-        seed = step_seed(first._seed, len(first.context.actions))
-        if seed is not None:  # sampled answers depend on the episode seed and the turn
-            torch.manual_seed(seed)
-        contexts = [agent.context for agent in agents]
-        prompts = [c.prompt(o, dict(i)) for c, o, i in zip(contexts, observations, infos, strict=True)]
-        texts = sample_turn(
-            first.engine,
-            contexts,
-            prompts,
-            max_new_tokens=first.max_new_tokens,
-            temperature=first.temperature,
-        )
-        for agent, text in zip(agents, texts, strict=True):
-            agent.last_output = text
-        return [context.actions[-1] for context in contexts]
 
 
 def is_model_folder(path: Path) -> bool:

@@ -4,6 +4,8 @@
 * `tokens`: prompts as token ids and the record of what the agent said (`PromptEncoder`,
   `EpisodeContext`, `prompt_encoder`);
 * `goals`: goals of one's own played by number, set once on the envs (`with_goals`);
+* `policy_agent`: the agents that play a policy (`PolicyAgent`, one turn: `sample_turn`) or a
+  demonstrator (`DemonstratorAgent`), keeping each episode's token record;
 * `episodes`: `collect_episodes`, one episode per ``(goal, seed)`` request, and `Episode`;
 * `records`: episodes as token records in JSON lines, for trainers outside this package.
 
@@ -13,6 +15,7 @@ The names of the former module ``apo_agent.rollout`` stay importable from here.
 from __future__ import annotations
 
 from apo_agent.rollout.envs import EnvSpec, make_envs
-from apo_agent.rollout.episodes import Episode, action_from_answer, collect_episodes
+from apo_agent.rollout.episodes import Episode, collect_episodes
+from shared_prompts import action_from_answer
 
 __all__ = ["EnvSpec", "Episode", "action_from_answer", "collect_episodes", "make_envs"]

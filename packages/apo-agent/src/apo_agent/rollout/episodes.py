@@ -5,10 +5,11 @@
 ``SyncVectorEnv`` over ``len(envs)`` envs, each slot reset to its own goal. Every round
 the rollout engine (`apo_agent.engines`: transformers or vLLM) answers all running episodes
 in one batched call, and a slot whose episode ended starts the next request at once (so long
-episodes do not hold the batch back). Token-in / token-out: each turn's prompt is the
-episode's ids so far plus the chat-template ids of the new observation
-(`apo_agent.rollout.tokens.EpisodeContext`), and the engine's sampled ids and log-probs are appended
-as they are; the text is decoded only to find the action.
+episodes do not hold the batch back). Each episode is played by its own agent
+(`apo_agent.rollout.policy_agent.PolicyAgent`, the class the benchmarks' ``apo`` agent is):
+token-in / token-out, each turn's prompt is the episode's ids so far plus the chat-template
+ids of the new observation (`apo_agent.rollout.tokens.EpisodeContext`), and the engine's
+sampled ids and log-probs are appended as they are; the text is decoded only to find the action.
 """
 
 from __future__ import annotations
@@ -24,8 +25,9 @@ import webshop_gym  # noqa: F401  (registers the env ids)
 from apo_agent.engines import RolloutEngine, as_engine
 from apo_agent.model.policy import LMPolicy
 from apo_agent.model.sequences import TokenSequence
-from apo_agent.rollout.tokens import EpisodeContext, PromptEncoder
-from shared_prompts import action_from_answer
+from apo_agent.rollout.policy_agent import DemonstratorAgent, PolicyAgent
+from apo_agent.rollout.tokens import PromptEncoder
+from webshop_gym.agents.protocol import act_all
 from webshop_gym.agents.scheduler import EpisodeStart, Step, Turn, play_episodes
 
 
@@ -86,6 +88,8 @@ def collect_episodes(
     over the catalogue are played through envs wrapped once in
     `apo_agent.rollout.goals.with_goals`.
     """
+    if policy is None and demonstrator is None:
+        raise ValueError("collect_episodes needs a policy or a demonstrator")
     engine = as_engine(policy) if policy is not None else None
     results: list[Episode | None] = [None] * len(requests)
     running: dict[int, _Running] = {}  # by request number
@@ -93,22 +97,20 @@ def collect_episodes(
 
     def on_start(turn: Turn) -> None:
         goal_index, seed = requests[turn.episode]
-        running[turn.episode] = _Running(goal_index, seed, EpisodeContext(encoder))
+        agent: PolicyAgent | DemonstratorAgent
+        if demonstrator is not None:
+            agent = DemonstratorAgent(demonstrator, turn.slot, encoder)
+        else:
+            assert engine is not None
+            agent = PolicyAgent(engine, encoder, temperature, max_new_tokens)
+        running[turn.episode] = _Running(goal_index, seed, agent)
 
     def act(turns: list[Turn]) -> list[str]:
-        contexts = [running[turn.episode].context for turn in turns]
-        prompts = [c.prompt(turn.observation, turn.info) for c, turn in zip(contexts, turns, strict=True)]
-        if demonstrator is not None:
-            texts = [demonstrator(turn.slot, turn.observation, turn.info) for turn in turns]
-            answers = [encoder.answer_ids(text) for text in texts]
-            actions = [action_from_answer(text) for text in texts]
-            for context, answer, action in zip(contexts, answers, actions, strict=True):
-                context.record(answer, action)
-            return actions
-        if engine is None:
-            raise ValueError("collect_episodes needs a policy or a demonstrator")
-        sample_turn(engine, contexts, prompts, max_new_tokens=max_new_tokens, temperature=temperature)
-        return [context.actions[-1] for context in contexts]
+        return act_all(
+            [running[turn.episode].agent for turn in turns],
+            [turn.observation for turn in turns],
+            [turn.info for turn in turns],
+        )
 
     def on_step(step: Step) -> None:
         episode = running[step.episode]
@@ -126,54 +128,29 @@ def collect_episodes(
     return [episode for episode in results if episode is not None]
 
 
-def sample_turn(
-    engine: RolloutEngine,
-    contexts: Sequence[EpisodeContext],
-    prompts: Sequence[Sequence[int]],
-    *,
-    max_new_tokens: int,
-    temperature: float,
-) -> list[str]:
-    """One turn of several episodes: ``engine`` answers each context's ``prompt`` (its
-    constraint applied), each answer's ids, log-probs and action go into its context, and
-    the answer texts come back. The one per-turn step of the rollouts and of the agent that
-    plays a trained policy (`apo_agent.agent.PolicyAgent`)."""
-    samples = engine.sample(
-        prompts,
-        max_new_tokens=max_new_tokens,
-        temperature=temperature,
-        constraints=[c.constraint for c in contexts],
-    )
-    texts = []
-    for context, sample in zip(contexts, samples, strict=True):
-        text = engine.tokenizer.decode(sample.ids, skip_special_tokens=True)
-        context.record(sample.ids, action_from_answer(text), sample.logprobs)
-        texts.append(text)
-    return texts
-
-
 @dataclass
 class _Running:
-    """An episode being played: its request, its token record and running totals."""
+    """An episode being played: its request, its agent (holding the token record) and running totals."""
 
     goal_index: int
     seed: int
-    context: EpisodeContext
+    agent: PolicyAgent | DemonstratorAgent
     reward: float = 0.0
     steps: int = 0
     invalid: int = 0
 
     def finish(self, info: dict[str, Any]) -> Episode:
+        context = self.agent.context
         return Episode(
             goal_index=self.goal_index,
             seed=self.seed,
-            sequences=self.context.sequences,
-            actions=self.context.actions,
+            sequences=context.sequences,
+            actions=context.actions,
             reward=self.reward,
             score=float(info.get("score", 0.0) or 0.0),
             success=bool(info.get("success", False)),
             steps=self.steps,
             invalid_actions=self.invalid,
-            truncated_prompts=self.context.truncated_prompts,
+            truncated_prompts=context.truncated_prompts,
             info={k: info[k] for k in ("purchased_asin", "purchased_options") if k in info},
         )
