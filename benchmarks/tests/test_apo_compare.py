@@ -16,22 +16,13 @@ import pytest
 import torch
 from scipy import stats
 
-import benchmarks.training.apo_compare as apo_compare
+import benchmarks.training.apo_compare.cli as apo_cli
+import benchmarks.training.apo_compare.runs as apo_runs
 from apo_agent.config import TrainConfig
 from benchmarks.intervals import interval, mean_interval, ratio_interval
-from benchmarks.training.apo_compare import (
-    compare,
-    finished_run,
-    keep_policy,
-    kept_run,
-    markdown,
-    paired_differences,
-    plot,
-    signed,
-    signs,
-    summarise,
-    training_curve,
-)
+from benchmarks.training.apo_compare.analysis import compare, paired_differences, signs, summarise
+from benchmarks.training.apo_compare.report import markdown, plot, signed, training_curve
+from benchmarks.training.apo_compare.runs import finished_run, keep_policy, kept_run
 from benchmarks.training.apo_curves import (
     CurvePoint,
     every_run_targets,
@@ -536,10 +527,10 @@ def test_each_round_starts_from_the_policy_of_the_round_before(tmp_path, monkeyp
         (Path(config.output_dir) / "final-model").mkdir(parents=True)  # the next round's pi_ref
         return {**fake_run(20.0, 30.0, 512, 1.0), "config": {"eval_temperature": 1.0}}
 
-    monkeypatch.setattr(apo_compare, "run_pipeline", fake_pipeline)
+    monkeypatch.setattr(apo_runs, "run_pipeline", fake_pipeline)
     work = tmp_path / "work"
     overrides = {"steps": 2, "eval_temperature": 1.0}  # (greedy runs are also evaluated sampled)
-    runs = apo_compare.run_all(tmp_path / "out", work, [0], overrides, ["apo", "grpo"], rounds=3)
+    runs = apo_runs.run_all(tmp_path / "out", work, [0], overrides, ["apo", "grpo"], rounds=3)
     assert list(runs) == ["apo-seed0", "apo-seed0-round2", "apo-seed0-round3", "grpo-seed0"]
     first, second, third, grpo = started
     assert first.model == "tiny" and first.reference_dir == str(work / "reference-seed0")
@@ -563,12 +554,12 @@ def test_a_kept_record_is_reused_when_the_work_folder_is_gone(tmp_path, monkeypa
         run = fake_run(20.0, 30.0, 512, 1.0, cpu=(10.0, 20.0))
         return {**run, "config": json.loads(json.dumps(dataclasses.asdict(config), default=str))}
 
-    monkeypatch.setattr(apo_compare, "run_pipeline", fake_pipeline)
-    monkeypatch.setattr(apo_compare, "evaluate_sampled", lambda config, run: {"trained": {"success": 25.0}})
-    monkeypatch.setattr(apo_compare, "success_curve", lambda config, run: curve_points)
+    monkeypatch.setattr(apo_runs, "run_pipeline", fake_pipeline)
+    monkeypatch.setattr(apo_runs, "evaluate_sampled", lambda config, run: {"trained": {"success": 25.0}})
+    monkeypatch.setattr(apo_runs, "success_curve", lambda config, run: curve_points)
     out, work = tmp_path / "out", tmp_path / "work"
     overrides = {"steps": 2, "checkpoint_every": 1, "eval_temperature": 0.0}
-    first = apo_compare.run_all(out, work, [0], overrides, ["apo"], rounds=2)
+    first = apo_runs.run_all(out, work, [0], overrides, ["apo"], rounds=2)
     kept = json.loads((out / "runs" / "apo-seed0" / "results.json").read_text())
     assert kept["test_sampled"] == {"trained": {"success": 25.0}}
     assert kept["test_curve"][1] == {"seconds": 5.0, "episodes": 64, "success": 30.0, "cpu_seconds": 4.0}
@@ -583,8 +574,8 @@ def test_a_kept_record_is_reused_when_the_work_folder_is_gone(tmp_path, monkeypa
         raise AssertionError("a kept run was trained or evaluated again")
 
     for name in ("run_pipeline", "evaluate_sampled", "success_curve"):
-        monkeypatch.setattr(apo_compare, name, must_not_run)
-    again = apo_compare.run_all(out, work, [0], {**overrides, "torch_threads": 1}, ["apo"], rounds=2)
+        monkeypatch.setattr(apo_runs, name, must_not_run)
+    again = apo_runs.run_all(out, work, [0], {**overrides, "torch_threads": 1}, ["apo"], rounds=2)
     assert again["apo-seed0-round2"]["test"] == first["apo-seed0-round2"]["test"]
     assert again["apo-seed0"]["test_curve"] == curve_points == first["apo-seed0"]["test_curve"]
     assert again["apo-seed0"]["test"] == first["apo-seed0"]["test"]
@@ -596,12 +587,12 @@ def test_a_kept_record_is_reused_when_the_work_folder_is_gone(tmp_path, monkeypa
     ).is_dir() and "the policy kept before stays" in capsys.readouterr().out
     # Other training settings: trained again.
     with pytest.raises(AssertionError, match="trained or evaluated again"):
-        apo_compare.run_all(out, work, [0], {**overrides, "steps": 3}, ["apo"])
+        apo_runs.run_all(out, work, [0], {**overrides, "steps": 3}, ["apo"])
     # A later round not kept, whose pi_ref (the round before) is gone with the work folder,
     # says so instead of failing inside the trainer.
     (out / "runs" / "apo-seed0-round2" / "results.json").unlink()
     with pytest.raises(FileNotFoundError, match="apo-seed0/final-model, which is gone"):
-        apo_compare.run_all(out, work, [0], overrides, ["apo"], rounds=2)
+        apo_runs.run_all(out, work, [0], overrides, ["apo"], rounds=2)
 
 
 def test_a_kept_record_without_an_evaluation_the_report_needs_is_not_reused(tmp_path):
@@ -657,23 +648,21 @@ def test_a_trained_policy_is_evaluated_sampled_once(tmp_path, monkeypatch):
         calls.append((config.eval_temperature, model))
         return SimpleNamespace(summary=lambda: {"success": 30.0})
 
-    monkeypatch.setattr(apo_compare, "evaluate", evaluate)
-    monkeypatch.setattr(apo_compare, "evaluate_reference", lambda config, path: {"success": 20.0})
+    monkeypatch.setattr(apo_runs, "evaluate", evaluate)
+    monkeypatch.setattr(apo_runs, "evaluate_reference", lambda config, path: {"success": 20.0})
     config = TrainConfig.from_preset("cpu-demo", output_dir=str(tmp_path))
     run = {"test": {"trained": {"success": 35.0}}, "final_model": "m", "reference_model": "r"}
-    first = apo_compare.evaluate_sampled(config, run)
+    first = apo_runs.evaluate_sampled(config, run)
     assert first == {"reference": {"success": 20.0}, "trained": {"success": 30.0}}
-    assert apo_compare.evaluate_sampled(config, run) == first and calls == [(1.0, "m")]
+    assert apo_runs.evaluate_sampled(config, run) == first and calls == [(1.0, "m")]
     # Another trained policy in the same folder is evaluated again.
-    apo_compare.evaluate_sampled(config, {**run, "test": {"trained": {"success": 36.0}}})
+    apo_runs.evaluate_sampled(config, {**run, "test": {"trained": {"success": 36.0}}})
     assert len(calls) == 2
 
 
 def test_bca_over_seeds_needs_ten_seeds():
     with pytest.raises(SystemExit):
-        apo_compare.main(
-            ["--seeds", "0", "1", "2", "--interval", "bca", "--out", "/nonexistent/never-written"]
-        )
+        apo_cli.main(["--seeds", "0", "1", "2", "--interval", "bca", "--out", "/nonexistent/never-written"])
 
 
 def test_a_run_cut_short_by_a_cpu_budget_ends_its_test_curve_at_its_final_model(tmp_path, monkeypatch):
@@ -713,15 +702,15 @@ def test_side_by_side_runs_a_seeds_pair_in_two_processes_and_keeps_their_records
     out, work = tmp_path / "out", tmp_path / "work"
     overrides = {"eval_temperature": 1.0, "checkpoint_every": 0}
     for policy in ("apo", "grpo"):
-        config = apo_compare.run_config("cpu-demo", overrides, 0, policy, work, work)
-        kept = out / "runs" / apo_compare.run_name(policy, 0)
+        config = apo_runs.run_config("cpu-demo", overrides, 0, policy, work, work)
+        kept = out / "runs" / apo_runs.run_name(policy, 0)
         kept.mkdir(parents=True)
         record = {"config": json.loads(json.dumps(dataclasses.asdict(config), default=str))}
         (kept / "results.json").write_text(
             json.dumps({**record, "test": {"trained": {"success": len(policy)}}})
         )
-    monkeypatch.setattr(apo_compare, "run_pipeline", lambda config: pytest.fail("trained in the parent"))
-    runs = apo_compare.run_all(out, work, [0], overrides, side_by_side=True)
+    monkeypatch.setattr(apo_runs, "run_pipeline", lambda config: pytest.fail("trained in the parent"))
+    runs = apo_runs.run_all(out, work, [0], overrides, side_by_side=True)
     assert {name: run["test"]["trained"]["success"] for name, run in runs.items()} == {
         "apo-seed0": 3,
         "grpo-seed0": 4,
@@ -737,25 +726,25 @@ def test_only_full_fine_tuning_runs_with_checkpoints_draw_a_test_curve(tmp_path)
         ("smollm2-cpu", {"checkpoint_every": 2}, False),
         ("smollm2-cpu", {"checkpoint_every": 2, "lora_rank": 0}, True),
     ]:
-        config = apo_compare.run_config(preset, overrides, 0, "apo", tmp_path, tmp_path)
+        config = apo_runs.run_config(preset, overrides, 0, "apo", tmp_path, tmp_path)
         expected = ["test", "test_sampled"] + (["test_curve"] if curve else [])
-        assert apo_compare.needed_entries(config, "apo") == expected, (preset, overrides)
+        assert apo_runs.needed_entries(config, "apo") == expected, (preset, overrides)
 
 
 def test_a_run_of_more_steps_goes_on_from_a_shorter_runs_checkpoint(tmp_path):
     from apo_agent.runtime.checkpoints import checkpoint_dir
 
     config = TrainConfig.from_preset("cpu-demo", output_dir=str(tmp_path), steps=96)
-    assert not apo_compare.can_resume(config)  # no checkpoint yet
+    assert not apo_runs.can_resume(config)  # no checkpoint yet
     folder = checkpoint_dir(tmp_path, 96)
     folder.mkdir(parents=True)
     stored = json.loads(json.dumps(dataclasses.asdict(config), default=str))
     torch.save({"step": 96, "config": stored}, folder / "state.pt")
-    assert apo_compare.can_resume(config)
-    assert apo_compare.can_resume(dataclasses.replace(config, steps=400, torch_threads=2))
+    assert apo_runs.can_resume(config)
+    assert apo_runs.can_resume(dataclasses.replace(config, steps=400, torch_threads=2))
     # A shorter run would end before the checkpoint; other training settings are another run.
-    assert not apo_compare.can_resume(dataclasses.replace(config, steps=64))
-    assert not apo_compare.can_resume(dataclasses.replace(config, steps=400, learning_rate=1e-3))
+    assert not apo_runs.can_resume(dataclasses.replace(config, steps=64))
+    assert not apo_runs.can_resume(dataclasses.replace(config, steps=400, learning_rate=1e-3))
 
 
 def test_only_keep_policy_copies_a_policy_into_the_record(tmp_path, monkeypatch):
@@ -769,14 +758,14 @@ def test_only_keep_policy_copies_a_policy_into_the_record(tmp_path, monkeypatch)
         run = fake_run(20.0, 30.0 + config.seed, 512, 1.0, cpu=(10.0, 20.0))
         return {**run, "config": json.loads(json.dumps(dataclasses.asdict(config), default=str))}
 
-    monkeypatch.setattr(apo_compare, "run_pipeline", fake_pipeline)
+    monkeypatch.setattr(apo_runs, "run_pipeline", fake_pipeline)
     sampled = {"reference": {"success": 20.0, "score": 60.0}, "trained": {"success": 25.0, "score": 65.0}}
-    monkeypatch.setattr(apo_compare, "evaluate_sampled", lambda config, run: sampled)
+    monkeypatch.setattr(apo_runs, "evaluate_sampled", lambda config, run: sampled)
     curve = [CurvePoint(0.0, 0, 20.0, 0.0), CurvePoint(5.0, 64, 30.0, 4.0)]
-    monkeypatch.setattr(apo_compare, "success_curve", lambda config, run: curve)
+    monkeypatch.setattr(apo_runs, "success_curve", lambda config, run: curve)
     out, work = tmp_path / "out", tmp_path / "work"
     arguments = ["--seeds", "0", "1", "--algorithms", "apo", "--out", str(out), "--work", str(work)]
-    apo_compare.main([*arguments, "--set", "steps=2"])
+    apo_cli.main([*arguments, "--set", "steps=2"])
     assert (out / "results.md").is_file() and not (out / "policy").exists()
-    apo_compare.main([*arguments, "--set", "steps=2", "--report-only", "--keep-policy"])
+    apo_cli.main([*arguments, "--set", "steps=2", "--report-only", "--keep-policy"])
     assert (out / "policy" / "final-model").is_dir()

@@ -8,7 +8,7 @@ import json
 import pytest
 
 import benchmarks.training.apo_tuning as apo_tuning
-from benchmarks.training.apo_compare import run_config
+from benchmarks.training.apo_compare.runs import run_config
 from benchmarks.training.apo_tuning import (
     Grid,
     GridRun,

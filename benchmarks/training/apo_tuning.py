@@ -4,7 +4,7 @@
         --grid apo:beta2=0.001,0.01,0.03 --grid grpo:grpo_kl_coef=0.01,0.04
 
 Each grid value is one run of the `cpu-demo` preset with the ``--set`` overrides (seed 0 by
-default) through `benchmarks.training.apo_compare.run_all`, in ``--work/<algorithm>-<field>-<value>``;
+default) through `benchmarks.training.apo_compare.runs.run_all`, in ``--work/<algorithm>-<field>-<value>``;
 pi_ref and Stage 1's returns are shared (``--shared``), so the grid costs one warm start and
 one Stage 1. The preset evaluates the whole dev split greedily before the first step and
 after the last (``eval_every = steps``); the value with the best dev success after training
@@ -31,15 +31,9 @@ from apo_agent.config import ALGORITHMS, TrainConfig
 from apo_agent.runtime.metrics import read_metrics
 from benchmarks.machine import describe_machine
 from benchmarks.markdown import table
-from benchmarks.training.apo_compare import (
-    LABELS,
-    kept_run,
-    needed_entries,
-    parse_overrides,
-    run_all,
-    run_config,
-    run_name,
-)
+from benchmarks.training.apo_compare.cli import parse_overrides
+from benchmarks.training.apo_compare.report import LABELS
+from benchmarks.training.apo_compare.runs import kept_run, needed_entries, run_all, run_config, run_name
 
 
 def parse_grid(text: str) -> tuple[str, str, list[Any]]:

@@ -16,7 +16,7 @@ from pathlib import Path
 from apo_agent.config import TrainConfig
 from apo_agent.presets import PRESETS
 from apo_agent.warm_start.reference import build_reference
-from benchmarks.training.apo_compare import parse_overrides
+from benchmarks.training.apo_compare.cli import parse_overrides
 
 
 def main(argv: list[str] | None = None) -> None:
