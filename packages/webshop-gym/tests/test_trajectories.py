@@ -6,6 +6,7 @@ import errno
 import json
 import os
 import warnings
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -22,7 +23,7 @@ from webshop_gym.trajectories import (
 from webshop_gym.web.snapshots import episode_snapshot, restore_episode
 
 
-def record_expert_episodes(path: Path, goals: range, **env_arguments) -> list[float]:
+def record_expert_episodes(path: Path, goals: Sequence[int], **env_arguments) -> list[float]:
     env = WebShopEnv(split="test", **env_arguments)
     returns = []
     with TrajectoryRecorder(path, source="test") as recorder:
@@ -65,28 +66,46 @@ def test_replay_reproduces_rewards_and_observations(tmp_path: Path, mode: str) -
         assert result.replayed_return == result.recorded_return == pytest.approx(expected)
 
 
-def test_a_gz_name_writes_the_same_episodes_compressed(tmp_path: Path) -> None:
+COMPRESSIONS = [(".gz", b"\x1f\x8b", "gzip"), (".xz", b"\xfd7zXZ\x00", "xz")]
+
+
+@pytest.mark.parametrize(("suffix", "magic", "kind"), COMPRESSIONS)
+def test_a_compressed_name_writes_the_same_episodes_compressed(
+    tmp_path: Path, suffix: str, magic: bytes, kind: str
+) -> None:
     plain = tmp_path / "log.jsonl"
     returns = record_expert_episodes(plain, range(3))
     episodes = read_trajectories(plain).episodes
-    packed = write_trajectories(tmp_path / "packed.jsonl.gz", episodes)
-    assert packed.read_bytes()[:2] == b"\x1f\x8b" and packed.stat().st_size < plain.stat().st_size / 3
+    packed = write_trajectories(tmp_path / f"packed.jsonl{suffix}", episodes)
+    assert packed.read_bytes().startswith(magic) and packed.stat().st_size < plain.stat().st_size / 3
     again = read_trajectories(packed).episodes
     assert again == episodes and [e.total_reward for e in again] == returns
     assert replay(again[0]).matches
-    # The same episodes give the same bytes (no timestamp in the gzip header).
-    assert write_trajectories(tmp_path / "again.jsonl.gz", episodes).read_bytes() == packed.read_bytes()
+    # The same episodes give the same bytes (no timestamp in the header).
+    assert write_trajectories(tmp_path / f"again.jsonl{suffix}", episodes).read_bytes() == packed.read_bytes()
 
 
-def test_a_cut_gz_file_is_a_clear_error_and_a_recorder_refuses_gz(tmp_path: Path) -> None:
+def test_xz_keeps_pages_that_recur_across_episodes_smaller_than_gzip(tmp_path: Path) -> None:
+    plain = tmp_path / "log.jsonl"
+    record_expert_episodes(plain, [*range(20)] * 2)  # each page again, 20 episodes (> 32 KB) later
+    episodes = read_trajectories(plain).episodes
+    gz = write_trajectories(tmp_path / "run.jsonl.gz", episodes).stat().st_size
+    xz = write_trajectories(tmp_path / "run.jsonl.xz", episodes).stat().st_size
+    assert xz < gz / 2
+
+
+@pytest.mark.parametrize(("suffix", "magic", "kind"), COMPRESSIONS)
+def test_a_cut_compressed_file_is_a_clear_error_and_a_recorder_refuses_it(
+    tmp_path: Path, suffix: str, magic: bytes, kind: str
+) -> None:
     record_expert_episodes(tmp_path / "log.jsonl", range(2))
     episodes = read_trajectories(tmp_path / "log.jsonl").episodes
-    packed = write_trajectories(tmp_path / "packed.jsonl.gz", episodes)
+    packed = write_trajectories(tmp_path / f"packed.jsonl{suffix}", episodes)
     packed.write_bytes(packed.read_bytes()[:-20])
-    with pytest.raises(ValueError, match=r"not a whole gzip file.*record it again"):
+    with pytest.raises(ValueError, match=rf"not a whole {kind} file.*record it again"):
         read_trajectories(packed)
     with pytest.raises(ValueError, match=r"name it \*\.jsonl"):
-        TrajectoryRecorder(tmp_path / "live.jsonl.gz")
+        TrajectoryRecorder(tmp_path / f"live.jsonl{suffix}")
 
 
 def test_replay_reports_a_tampered_reward(tmp_path: Path) -> None:

@@ -30,8 +30,10 @@ anywhere else.
 Agent loops that play episodes side by side (`webshop_gym.agents.episodes`, the benchmark
 runner) build each episode's lines with `episode_line` and `step_line` and write whole
 episodes with `write_trajectories`. A name ending ``.gz`` writes the file gzip-compressed
-(about a tenth of the size: recorded runs keep it); `read_trajectories` and ``webshop-gym replay``
-read both. `TrajectoryRecorder` appends line by line, so it writes plain ``.jsonl`` only.
+(about a tenth of the size), one ending ``.xz`` xz-compressed (about a thirtieth: xz finds
+the pages that recur across episodes, which gzip's 32 KB window cannot; recorded runs keep
+it); `read_trajectories` and ``webshop-gym replay`` read all three. `TrajectoryRecorder`
+appends line by line, so it writes plain ``.jsonl`` only.
 
 `replay` re-runs a recorded episode through a fresh `WebShopEnv` and checks that every
 observation, reward and end flag comes out as recorded (``webshop-gym replay FILE``).
@@ -55,7 +57,9 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import gzip
+import io
 import json
+import lzma
 import math
 import os
 import threading
@@ -261,7 +265,8 @@ def write_trajectories(path: str | os.PathLike[str], episodes: Iterable[Episode]
 
     Episodes are numbered in the order given and their steps from 1, so the file reads back
     (`read_trajectories`) as these episodes; an existing file is replaced (whole: a crash
-    leaves the old file or the new one). A name ending ``.gz`` is written gzip-compressed.
+    leaves the old file or the new one). A name ending ``.gz`` is written gzip-compressed,
+    one ending ``.xz`` xz-compressed.
     """
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -271,8 +276,10 @@ def write_trajectories(path: str | os.PathLike[str], episodes: Iterable[Episode]
         for t, step in enumerate(episode.steps, start=1):
             lines.append(_json_line(step.line(t)))
     data = b"".join(lines)
-    if _is_gzip_name(path):
+    if path.suffix == ".gz":
         data = gzip.compress(data, mtime=0)  # mtime 0: the same episodes give the same bytes
+    elif path.suffix == ".xz":
+        data = lzma.compress(data, preset=9)  # its 64 MB window spans a whole recorded run
     temporary = path.with_name(path.name + ".partial")
     temporary.write_bytes(data)
     temporary.replace(path)
@@ -299,10 +306,10 @@ class TrajectoryRecorder:
         self, path: str | os.PathLike[str], source: str = "agent", metadata: dict | None = None
     ) -> None:
         self.path = Path(path)
-        if _is_gzip_name(self.path):
+        if _is_compressed_name(self.path):
             raise ValueError(
                 f"{self.path}: a recorder appends line by line and writes plain JSON lines; name it "
-                "*.jsonl (gzip it afterwards, or write whole episodes with write_trajectories)"
+                "*.jsonl (compress it afterwards, or write whole episodes with write_trajectories)"
             )
         self.source = source
         self.metadata = dict(metadata or {})
@@ -509,21 +516,34 @@ class TrajectoryFile:
     dropped_torn_line: bool = False
 
 
-def _is_gzip_name(path: Path) -> bool:
-    return path.suffix == ".gz"
+COMPRESSED_SUFFIXES = {".gz": "gzip", ".xz": "xz"}
+"""File name endings `write_trajectories` compresses and `read_trajectories` decompresses."""
+
+
+def _is_compressed_name(path: Path) -> bool:
+    return path.suffix in COMPRESSED_SUFFIXES
+
+
+def _open_binary(path: Path) -> io.BufferedIOBase:
+    if path.suffix == ".gz":
+        return gzip.open(path, "rb")
+    if path.suffix == ".xz":
+        return lzma.open(path, "rb")
+    return path.open("rb")
 
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
     """(line number, raw bytes, whether the line ended with a newline)."""
     number = 0
     try:
-        with gzip.open(path, "rb") if _is_gzip_name(path) else path.open("rb") as file:
+        with _open_binary(path) as file:
             for number, line in enumerate(file, start=1):
                 yield number, line.rstrip(b"\n"), line.endswith(b"\n")
-    except (EOFError, gzip.BadGzipFile, zlib.error) as error:
+    except (EOFError, gzip.BadGzipFile, zlib.error, lzma.LZMAError) as error:
+        kind = COMPRESSED_SUFFIXES.get(path.suffix, "compressed")
         raise ValueError(
-            f"{path}: not a whole gzip file after line {number} ({error}); a gzipped trajectory "
-            "file is written whole, so this one was cut short or is not gzip: record it again"
+            f"{path}: not a whole {kind} file after line {number} ({error}); a compressed trajectory "
+            f"file is written whole, so this one was cut short or is not {kind}: record it again"
         ) from None
 
 

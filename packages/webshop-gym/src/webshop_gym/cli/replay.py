@@ -27,7 +27,10 @@ def add_replay_command(subparsers: argparse._SubParsersAction) -> argparse.Argum
         ),
     )
     parser.add_argument(
-        "files", nargs="+", type=Path, help="trajectory .jsonl or .jsonl.gz files, or folders of them"
+        "files",
+        nargs="+",
+        type=Path,
+        help="trajectory .jsonl, .jsonl.gz or .jsonl.xz files, or folders of them",
     )
     parser.add_argument("--catalog", default=None, help="use this catalogue instead of the recorded one")
     return parser
@@ -37,7 +40,7 @@ def _trajectory_files(paths: list[Path]) -> list[Path]:
     files: list[Path] = []
     for path in paths:
         if path.is_dir():
-            files.extend(sorted([*path.glob("*.jsonl"), *path.glob("*.jsonl.gz")]))
+            files.extend(sorted(p for suffix in ("", ".gz", ".xz") for p in path.glob(f"*.jsonl{suffix}")))
         else:
             files.append(path)
     return files
