@@ -1,9 +1,9 @@
 """Two agents' runs on the same goals, compared goal by goal.
 
-    python -m benchmarks.harness.paired RUN_A.jsonl.gz RUN_B.jsonl.gz --names pi_ref "A*PO" --out record.md
+    python -m benchmarks.harness.paired RUN_A.jsonl.xz RUN_B.jsonl.xz --names pi_ref "A*PO" --out record.md
 
-Each file is an episode file of `benchmarks.harness.run` (``episodes/*.jsonl.gz``, or the flat
-records of runs recorded before; `benchmarks.harness.report.read_episode_file`). The runs must
+Each file is an episode file of `benchmarks.harness.run` (``episodes/*.jsonl.xz``, a
+`webshop_gym.trajectories` file; `benchmarks.harness.report.read_episode_file`). The runs must
 have played the same goals (split manifest and goal numbers); each goal's episode of B is
 set against A's. Printed: success and score of each, and of B - A, as means over goals with
 95% bootstrap intervals (`benchmarks.intervals`) that resample goals (the pairs stay together, so the

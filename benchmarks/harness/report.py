@@ -1,10 +1,8 @@
 """Tables, plots and failure analysis from the episode files of `benchmarks.harness.run`.
 
-The episode files are `webshop_gym.trajectories` files (``episodes/*.jsonl.gz``, what
+The episode files are `webshop_gym.trajectories` files (``episodes/*.jsonl.xz``, what
 ``webshop-gym replay`` plays); `episode_record` reads each episode into the flat record
-the tables, plots and failure analysis use. Runs recorded before the runner wrote that
-format hold those flat records, one per line, and are read as they are (told apart by
-their first line, which is no trajectory's episode line).
+the tables, plots and failure analysis use.
 
     python -m benchmarks.harness.report benchmarks/results/mini-test          # rewrite one folder's report
     python -m benchmarks.harness.report benchmarks/results/mini-test benchmarks/results/1k-test \\
@@ -30,7 +28,6 @@ Writes into the output folder:
 from __future__ import annotations
 
 import argparse
-import gzip
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable, Mapping, Sequence
@@ -118,14 +115,7 @@ def episode_record(episode: Episode, observation_chars: int = DEFAULT_OBSERVATIO
 
 
 def read_episode_file(path: Path) -> list[dict[str, Any]]:
-    """The episode records of one run: a trajectory file (``.jsonl`` or ``.jsonl.gz``), or the
-    flat records the runner wrote before it wrote trajectories (the runs committed in
-    ``benchmarks/results/agents``, kept compact for their size)."""
-    opener = gzip.open if path.suffix == ".gz" else open
-    with opener(path, "rt", encoding="utf-8") as handle:
-        first = next((line for line in handle if line.strip()), None)
-        if first is not None and json.loads(first).get("type") != "episode":  # flat records
-            return [json.loads(first), *(json.loads(line) for line in handle if line.strip())]
+    """The episode records of one run's trajectory file (``.jsonl``, ``.jsonl.gz`` or ``.jsonl.xz``)."""
     return [episode_record(episode) for episode in read_trajectories(path).episodes]
 
 

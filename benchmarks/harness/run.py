@@ -13,8 +13,8 @@ episode loop of every agent (its slots scheduled as apo-agent's rollouts are). T
 are made from Gymnasium's `EnvSpec` (`env_spec`: a registered id, the split and the
 ``--env-arg`` arguments). Written to ``--out``:
 
-* ``episodes/<agent>__<env>__<split>.jsonl.gz``: the episodes as `webshop_gym.trajectories`
-  records them, gzip-compressed (``webshop-gym replay`` plays them back): the env's arguments, seed and
+* ``episodes/<agent>__<env>__<split>.jsonl.xz``: the episodes as `webshop_gym.trajectories`
+  records them, xz-compressed (``webshop-gym replay`` plays them back): the env's arguments, seed and
   goal (for analysis; agents never see it), every page, action, reward and ``info``,
   an LLM's raw answers, and per episode line a ``run`` naming agent, env, catalogue,
   goal source, split and split manifest;
@@ -182,7 +182,7 @@ def episode_file(out: Path, agent: str, spec: GymEnvSpec) -> Path:
     def slug(text: str) -> str:
         return "".join(c if c.isalnum() or c in "-." else "_" for c in text).strip("_")
 
-    return out / "episodes" / f"{slug(agent)}__{slug(spec_label(spec))}__{spec_split(spec)}.jsonl.gz"
+    return out / "episodes" / f"{slug(agent)}__{slug(spec_label(spec))}__{spec_split(spec)}.jsonl.xz"
 
 
 def _key_values(pairs: Sequence[str], what: str) -> dict[str, str]:

@@ -75,3 +75,35 @@ def test_no_script_edits_sys_path_to_find_benchmarks():
     for path in scripts():
         text = path.read_text(encoding="utf-8")
         assert "sys.path.insert(0, str(ROOT))" not in text and "parent.parent))" not in text, path
+
+
+AGENT_EPISODES = sorted((BENCHMARKS / "results" / "agents").glob("*/episodes/*"))
+
+
+def _catalogue(path: Path) -> str:
+    from webshop_gym.trajectories import read_trajectories
+
+    return str(read_trajectories(path).episodes[0].header["run"]["catalogue"])
+
+
+def _replays(paths: list[Path], catalog: Path | None) -> None:
+    from webshop_gym.trajectories import read_trajectories, replay
+
+    for path in paths:
+        assert path.name.endswith(".jsonl.xz"), path
+        for episode in read_trajectories(path).episodes:
+            result = replay(episode, catalog=catalog)
+            assert result.matches, (path.name, episode.header["episode"], result.mismatches[:2])
+
+
+def test_the_committed_agent_runs_on_the_mini_catalogue_are_trajectories_that_replay():
+    mini = [p for p in AGENT_EPISODES if _catalogue(p) == "mini"]
+    assert len(mini) >= 15  # the mini-test folders' runs
+    _replays(mini, None)
+
+
+def test_the_committed_agent_runs_on_webshop_1k_are_trajectories_that_replay(webshop_1k):
+    # Their episode lines name the catalogue as the runner was given it (../shared/webshop-1k).
+    large = [p for p in AGENT_EPISODES if _catalogue(p) == "webshop-1k"]
+    assert len(large) >= 10  # 1k-test and smollm2-vllm-serve-1k-test
+    _replays(large, webshop_1k)

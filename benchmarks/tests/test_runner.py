@@ -102,7 +102,7 @@ def test_cli_writes_episodes_table_plots_and_failures(tmp_path):
     failures = (out / "failures.md").read_text()
     assert "## rule on WebShop-Mini-Text-v0, test split" in failures
     episode_file = out / runs[0]["runs"][0]["file"]
-    assert episode_file.name.endswith(".jsonl.gz") and episode_file.read_bytes()[:2] == b"\x1f\x8b"  # gzip
+    assert episode_file.name.endswith(".jsonl.xz") and episode_file.read_bytes()[:6] == b"\xfd7zXZ\x00"  # xz
     assert [r["episode"] for r in read_episode_file(episode_file)] == [0, 1, 2]
 
     # The episode files are trajectories: `webshop-gym replay` plays them back step by step.
