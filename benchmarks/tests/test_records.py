@@ -17,7 +17,7 @@ README = (BENCHMARKS / "README.md").read_text(encoding="utf-8")
 GROUPS = ("harness", "env", "fidelity", "training")
 # Written by comparisons that are still running (`nox -s train_compare_smollm2`, and
 # `train_compare` continuing A*PO to the CPU budget).
-IN_PROGRESS = {"smollm2-apo-vs-grpo"}
+IN_PROGRESS: set[str] = set()
 
 
 def scripts() -> list[Path]:
