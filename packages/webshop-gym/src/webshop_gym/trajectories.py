@@ -66,7 +66,7 @@ import threading
 import time
 import warnings
 import zlib
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -276,10 +276,8 @@ def write_trajectories(path: str | os.PathLike[str], episodes: Iterable[Episode]
         for t, step in enumerate(episode.steps, start=1):
             lines.append(_json_line(step.line(t)))
     data = b"".join(lines)
-    if path.suffix == ".gz":
-        data = gzip.compress(data, mtime=0)  # mtime 0: the same episodes give the same bytes
-    elif path.suffix == ".xz":
-        data = lzma.compress(data, preset=9)  # its 64 MB window spans a whole recorded run
+    if path.suffix in COMPRESSIONS:
+        data = COMPRESSIONS[path.suffix].compress(data)
     temporary = path.with_name(path.name + ".partial")
     temporary.write_bytes(data)
     temporary.replace(path)
@@ -516,20 +514,31 @@ class TrajectoryFile:
     dropped_torn_line: bool = False
 
 
-COMPRESSED_SUFFIXES = {".gz": "gzip", ".xz": "xz"}
+@dataclass(frozen=True)
+class _Compression:
+    """How a file name's ending compresses: its name, how to pack bytes, how to open the file."""
+
+    name: str
+    compress: Callable[[bytes], bytes]
+    open: Callable[[Path], io.BufferedIOBase]  # for reading
+
+
+COMPRESSIONS = {
+    # mtime 0: the same episodes give the same bytes
+    ".gz": _Compression("gzip", lambda data: gzip.compress(data, mtime=0), gzip.GzipFile),
+    # preset 9: its 64 MB window spans a whole recorded run
+    ".xz": _Compression("xz", lambda data: lzma.compress(data, preset=9), lzma.LZMAFile),
+}
 """File name endings `write_trajectories` compresses and `read_trajectories` decompresses."""
 
 
 def _is_compressed_name(path: Path) -> bool:
-    return path.suffix in COMPRESSED_SUFFIXES
+    return path.suffix in COMPRESSIONS
 
 
 def _open_binary(path: Path) -> io.BufferedIOBase:
-    if path.suffix == ".gz":
-        return gzip.open(path, "rb")
-    if path.suffix == ".xz":
-        return lzma.open(path, "rb")
-    return path.open("rb")
+    compression = COMPRESSIONS.get(path.suffix)
+    return compression.open(path) if compression is not None else path.open("rb")
 
 
 def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
@@ -540,7 +549,7 @@ def _lines(path: Path) -> Iterator[tuple[int, bytes, bool]]:
             for number, line in enumerate(file, start=1):
                 yield number, line.rstrip(b"\n"), line.endswith(b"\n")
     except (EOFError, gzip.BadGzipFile, zlib.error, lzma.LZMAError) as error:
-        kind = COMPRESSED_SUFFIXES.get(path.suffix, "compressed")
+        kind = COMPRESSIONS[path.suffix].name if path.suffix in COMPRESSIONS else "compressed"
         raise ValueError(
             f"{path}: not a whole {kind} file after line {number} ({error}); a compressed trajectory "
             f"file is written whole, so this one was cut short or is not {kind}: record it again"
