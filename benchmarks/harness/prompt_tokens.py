@@ -138,17 +138,21 @@ def measure(
             }
             factories[reuse] = make_factory("llm", options)
         agents: dict[bool, Any] = {reuse: make_agent() for reuse, make_agent in factories.items()}
-        tokenizer = agents[False].backend.tokenizer
+        tokenizer = agents[False].prompting.backend.tokenizer
         system = [{"role": "system", "content": system_prompt(agents[False].prompts)}]
         text = tokenizer.apply_chat_template(system, tokenize=False)
         system_tokens[mode] = len(tokenizer(text, add_special_tokens=False)["input_ids"])
         for goal in range(episodes):
             for reuse, agent in agents.items():
-                done(measured(mode, str(goal), reuse, agent.backend, partial(play_alone, agent, env, goal)))
+                done(
+                    measured(
+                        mode, str(goal), reuse, agent.prompting.backend, partial(play_alone, agent, env, goal)
+                    )
+                )
         if batched and episodes > 1:
             label = f"0-{episodes - 1} at once"
             for reuse, make_agent in factories.items():
-                backend = agents[reuse].backend
+                backend = agents[reuse].prompting.backend
                 done(measured(mode, label, reuse, backend, partial(play_together, make_agent, episodes)))
     env.close()
     return played, system_tokens

@@ -14,7 +14,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 import pytest
 
 from benchmarks.harness.agents import make_factory
-from benchmarks.harness.agents.llm import LLMAgent
+from benchmarks.harness.agents.llm import ChatPrompting, LLMAgent
 from benchmarks.harness.run import env_spec, run_agent
 from shared_prompts import action_from_answer, format_model_output
 
@@ -38,9 +38,9 @@ def test_tiny_model_prompt_uses_the_chat_template(tiny_chat_model):
     from benchmarks.harness.agents.llm import TransformersChat
 
     backend = TransformersChat(str(tiny_chat_model), max_new_tokens=4)
-    agent = LLMAgent(backend)
+    agent = LLMAgent(ChatPrompting(backend))
     info = {"instruction": "red shoes", "available_actions": ["search[<query>]"], "steps_left": 15}
-    messages = agent.conversation("WebShop [SEP] Search", info)
+    messages = agent.prompting.conversation([], "WebShop [SEP] Search", info)
     prompt = backend.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     assert prompt.startswith("<|system|>You are a shopping agent") and prompt.endswith("<|assistant|>")
     assert "search[<query>]" in prompt and "Steps left: 15" in prompt
@@ -62,7 +62,7 @@ def test_reused_prefixes_give_the_same_greedy_answers_and_save_prompt_tokens(tin
         make_agent = make_factory("llm", options)
         records = run_agent("llm", make_agent, MINI, episodes=2, n_envs=2, progress=False)
         outputs[reuse] = [[step["model_output"] for step in record["trajectory"][1:]] for record in records]
-        counts[reuse] = make_agent().backend.token_counts
+        counts[reuse] = make_agent().prompting.backend.token_counts
     assert all(len(turns) >= 3 for turns in outputs[False])
     assert outputs[True] == outputs[False]
     off, on = counts[False], counts[True]
@@ -110,7 +110,7 @@ def test_prefix_caches_reuse_only_the_common_token_prefix(tiny_chat_model):
 
 def test_reuse_prefix_is_on_for_the_cpu_and_needs_a_transformers_model(tiny_chat_model):
     on_cpu = make_factory("llm", {"model": str(tiny_chat_model), "device": "cpu"})()
-    assert on_cpu.backend.reuse_prefix
+    assert on_cpu.prompting.backend.reuse_prefix
     with pytest.raises(ValueError, match="reuse_prefix must be auto, true or false"):
         make_factory("llm", {"model": str(tiny_chat_model), "reuse_prefix": "sometimes"})
     with pytest.raises(ValueError, match="reuse_prefix=true needs a transformers model"):
@@ -242,7 +242,7 @@ def test_http_client_says_what_is_wrong_when_the_server_is_down():
     # The client's own errors: packages/apo-agent/tests/test_agent.py.
     client = make_factory("llm", {"model": "m", "base_url": "http://127.0.0.1:9/v1", "timeout_s": "2"})()
     with pytest.raises(RuntimeError, match=r"cannot reach http://127\.0\.0\.1:9/v1/chat/completions"):
-        client.backend.complete([[{"role": "user", "content": "hi"}]])
+        client.prompting.backend.complete([[{"role": "user", "content": "hi"}]])
     with pytest.raises(ValueError, match="base_url must start with http"):
         make_factory("llm", {"model": "m", "base_url": "127.0.0.1:8000"})
     with pytest.raises(ValueError, match="needs model="):
@@ -261,7 +261,7 @@ def test_http_client_says_to_wait_longer_when_the_server_is_slow():
         )
         agent = client()
         with pytest.raises(RuntimeError, match=r"took longer than 0\.5 s to answer, 3 times; give it longer"):
-            agent.backend.complete([[{"role": "user", "content": "hi"}]])
+            agent.prompting.backend.complete([[{"role": "user", "content": "hi"}]])
 
 
 # ---- SmolLM2-135M-Instruct: the real tokenizer, chat template and weights ------------------------
@@ -277,7 +277,7 @@ def test_smollm2_prompt_is_chatml_from_its_own_template(smollm2):
 
     backend = TransformersChat(str(smollm2), max_new_tokens=4)
     info = {"instruction": "red shoes", "available_actions": ["search[<query>]"], "steps_left": 15}
-    messages = LLMAgent(backend).conversation("WebShop [SEP] Search", info)
+    messages = ChatPrompting(backend).conversation([], "WebShop [SEP] Search", info)
     prompt = backend.tokenizer.apply_chat_template(messages, tokenize=False, add_generation_prompt=True)
     assert prompt.startswith("<|im_start|>system\nYou are a shopping agent")
     assert prompt.endswith("<|im_start|>assistant\n") and "Steps left: 15" in prompt

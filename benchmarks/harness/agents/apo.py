@@ -3,24 +3,21 @@
 ``run`` is a training run's output folder (it holds ``config.json`` and ``final-model/``) or
 a model folder inside one (e.g. ``reference/``, pi_ref after a warm start); a LoRA run's
 adapters load with their base model. A thin factory over `apo_agent.agent.policy_agents`:
-the agents rebuild the run's prompt encoder from ``config.json`` and play each turn with the
-rollouts' own step, all env slots in one batched generation. This module keeps the
-``--set apo.*`` option names and defaults that recorded results name.
+the agents are the rollouts' own `apo_agent.agent.LLMAgent` over `TokenPrompting`, with the
+run's prompt encoder rebuilt from ``config.json``, all env slots in one batched generation.
+This module keeps the ``--set apo.*`` option names and defaults that recorded results name.
 """
 
 from __future__ import annotations
 
 from pathlib import Path
 
-from apo_agent.agent import PolicyAgent, is_model_folder, run_folder
+from apo_agent.agent import is_model_folder, run_folder
 from webshop_gym.agents.protocol import AgentFactory
 
-__all__ = ["DEFAULT_RUN", "APOAgent", "factory", "is_model_folder", "run_folder"]
+__all__ = ["DEFAULT_RUN", "factory", "is_model_folder", "run_folder"]
 
 DEFAULT_RUN = Path(__file__).resolve().parents[2] / "results" / "apo" / "policy"
-
-APOAgent = PolicyAgent
-"""The agent's former name here."""
 
 
 def factory(

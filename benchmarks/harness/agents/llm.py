@@ -1,9 +1,10 @@
 """The ``llm`` agent: a chat model (transformers, in process, or an OpenAI-compatible endpoint).
 
-A thin factory over apo-agent's one agent stack: `apo_agent.agent.LLMAgent` prompts with
-`shared_prompts` and asks a chat backend, `apo_agent.engines.transformers_chat.TransformersChat`
-(constrained decoding with the mask training samples with, prefix reuse, ``token_counts``)
-or `apo_agent.engines.openai_http.OpenAIChat` (the standard-library HTTP client; vLLM's
+A thin factory over apo-agent's one agent stack: `apo_agent.agent.LLMAgent` with
+`ChatPrompting`, which prompts with `shared_prompts` and asks a chat backend,
+`apo_agent.engines.transformers_chat.TransformersChat` (constrained decoding with the mask
+training samples with, prefix reuse, ``token_counts``) or
+`apo_agent.engines.openai_http.OpenAIChat` (the standard-library HTTP client; vLLM's
 ``structured_outputs`` for constrained answers). Both give a constrained whole action the
 tokens it needs by one rule (`apo_agent.model.constrained.whole_answer_budget`). This module
 keeps the ``--set llm.*`` option names and defaults that recorded results name, and the
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import os
 
-from apo_agent.agent import SEARCH_QUERIES, LLMAgent
+from apo_agent.agent import SEARCH_QUERIES, ChatPrompting, LLMAgent
 from apo_agent.engines.base import ChatBackend, Message
 from apo_agent.engines.openai_http import OpenAIChat
 from apo_agent.engines.prefix_cache import PrefixCaches
@@ -38,6 +39,7 @@ __all__ = [
     "THINK_CLOSE",
     "THINK_OPEN",
     "ChatBackend",
+    "ChatPrompting",
     "LLMAgent",
     "Message",
     "OpenAIChat",
@@ -132,4 +134,5 @@ def factory(
         few_shot_style=few_shot_style,
         max_observation_chars=max_observation_chars,
     )
-    return lambda: LLMAgent(backend, prompts, history_turns, search_query)
+    prompting = ChatPrompting(backend, prompts, history_turns, search_query)
+    return lambda: LLMAgent(prompting)

@@ -13,7 +13,7 @@ import gymnasium as gym
 import pytest
 import torch
 
-from apo_agent.agent import LLMAgent, PolicyAgent, step_seed
+from apo_agent.agent import ChatPrompting, LLMAgent, TokenPrompting, step_seed
 from apo_agent.engines import TransformersEngine
 from apo_agent.engines.openai_http import OpenAIChat
 from apo_agent.engines.transformers import AllowedTokens, sample_batch
@@ -32,6 +32,49 @@ from apo_agent.rollout.tokens import PromptEncoder
 from shared_prompts import PromptConfig, format_model_output
 
 INFO = {"instruction": "red shoes", "available_actions": ["search[<query>]"], "steps_left": 15}
+
+
+# ---- the one agent: any prompting behind the protocol ---------------------------------------------
+class _FirstActionPrompting:
+    """Answers every page with its first action, or with ``reply`` when one is set."""
+
+    def __init__(self, reply=None):
+        self.reply = reply
+        self.seeds = []
+
+    def new_context(self):
+        return []
+
+    def answer(self, contexts, observations, infos, seed):
+        self.seeds.append(seed)
+        answers = [self.reply or format_model_output(info["available_actions"][0]) for info in infos]
+        for turns, answer in zip(contexts, answers, strict=True):
+            turns.append(answer)
+        return answers
+
+
+def test_llm_agent_seeds_each_turn_from_its_episode_and_keeps_raw_answers():
+    prompting = _FirstActionPrompting()
+    agents = [LLMAgent(prompting), LLMAgent(prompting)]
+    agents[0].reset(seed=4)
+    agents[1].reset(seed=9)
+    pages = [{**INFO, "available_actions": ["click[buy now]"]}] * 2
+    assert LLMAgent.act_batch(agents, ["a", "b"], pages) == ["click[buy now]"] * 2
+    assert agents[0].act("a", pages[0]) == "click[buy now]"
+    # The batch asks with its first agent's seed and turn; each agent counts its own turns.
+    assert prompting.seeds == [step_seed(4, 0), step_seed(4, 1)] == [4000, 4001]
+    assert agents[0].context == [format_model_output("click[buy now]")] * 2 and len(agents[1].context) == 1
+    assert agents[0].last_output == format_model_output("click[buy now]")
+    agents[0].reset()
+    assert agents[0].context == [] and agents[0].last_output is None
+    agents[0].act("a", pages[0])
+    assert prompting.seeds[-1] is None  # unseeded: sampling goes on from the global generator
+
+
+def test_llm_agent_sends_an_unreadable_answer_as_it_is():
+    agent = LLMAgent(_FirstActionPrompting(reply="I think I will buy it"))
+    assert agent.act("a page", INFO) == "I think I will buy it"  # the env reports it as invalid
+    assert agent.last_output == "I think I will buy it"
 
 
 # ---- the answer budget: one rule, in process and over HTTP --------------------------------------
@@ -134,7 +177,8 @@ def fake_openai():
 
 def test_http_backend_sends_the_conversation_budget_and_pattern(fake_openai):
     client = OpenAIChat(fake_openai, "m", api_key="k", max_tokens=8, constrained=True)
-    agent = LLMAgent(client, PromptConfig(think=False), search_query="instruction")
+    prompting = ChatPrompting(client, PromptConfig(think=False), search_query="instruction")
+    agent = LLMAgent(prompting)
     info = {
         "instruction": "red shoes in size 9, " * 3 + "under 30 dollars",
         "available_actions": ["search[<query>]"],
@@ -146,9 +190,9 @@ def test_http_backend_sends_the_conversation_budget_and_pattern(fake_openai):
     (request,) = _FakeOpenAI.bodies
     body = request["body"]
     assert request["path"] == "/v1/chat/completions" and request["auth"] == "Bearer k"
-    assert body["messages"] == agent.conversation("WebShop [SEP] Search", info)[:2]
+    assert body["messages"] == prompting.conversation([], "WebShop [SEP] Search", info)
     assert [m["role"] for m in body["messages"]] == ["system", "user"]
-    page = agent.page_actions(info)
+    page = prompting.page_actions(info)
     assert body["max_tokens"] == whole_answer_budget(8, page.whole_answers()) > 8
     assert body["structured_outputs"] == {"regex": answer_pattern(page)}
     assert body["model"] == "m" and body["temperature"] == 0.0 and "seed" not in body
@@ -216,8 +260,8 @@ def test_constrained_chat_answers_as_training_samples(tiny_model_dir):
     chat = TransformersChat(str(tiny_model_dir), max_new_tokens=16, device="cpu", constrained=True)
     policy = LMPolicy.load(str(tiny_model_dir), device="cpu", with_reference=False)
     actions = ["click[back to search]", "click[b0000000001]", "click[buy now]"]
-    conversation = LLMAgent(chat, PromptConfig(think=False)).conversation(
-        "a page", {**INFO, "available_actions": actions}
+    conversation = ChatPrompting(chat, PromptConfig(think=False)).conversation(
+        [], "a page", {**INFO, "available_actions": actions}
     )
     (answer,) = chat.complete([conversation], pages=[PageActions(tuple(actions))])
     text = chat.tokenizer.apply_chat_template(conversation, tokenize=False, add_generation_prompt=True)
@@ -245,7 +289,7 @@ def test_policy_agent_plays_the_rollouts_episodes(tiny_model_dir):
     )
     env = gym.make("WebShop-Mini-Text-v0", split="test", max_steps=4)
     (episode,) = collect_episodes(policy, [env], encoder, [(2, 7)], max_new_tokens=12, temperature=0.0)
-    agent = PolicyAgent(TransformersEngine(policy), encoder, temperature=0.0, max_new_tokens=12)
+    agent = LLMAgent(TokenPrompting(TransformersEngine(policy), encoder, temperature=0.0, max_new_tokens=12))
     agent.reset(seed=7)
     observation, info = env.reset(seed=7, options={"goal_index": 2})
     actions, done = [], False

@@ -4,8 +4,8 @@
 * `tokens`: prompts as token ids and the record of what the agent said (`PromptEncoder`,
   `EpisodeContext`, `prompt_encoder`);
 * `goals`: goals of one's own played by number, set once on the envs (`with_goals`);
-* `policy_agent`: the agents that play a policy (`PolicyAgent`, one turn: `sample_turn`) or a
-  demonstrator (`DemonstratorAgent`), keeping each episode's token record;
+* `agents`: the one LLM agent (`LLMAgent`), prompted as token ids (`TokenPrompting`, what
+  training plays) or as chat text (`ChatPrompting`), and the warm start's `DemonstratorAgent`;
 * `episodes`: `collect_episodes`, one episode per ``(goal, seed)`` request, and `Episode`;
 * `records`: episodes as token records in JSON lines, for trainers outside this package.
 

@@ -5,11 +5,12 @@
 ``SyncVectorEnv`` over ``len(envs)`` envs, each slot reset to its own goal. Every round
 the rollout engine (`apo_agent.engines`: transformers or vLLM) answers all running episodes
 in one batched call, and a slot whose episode ended starts the next request at once (so long
-episodes do not hold the batch back). Each episode is played by its own agent
-(`apo_agent.rollout.policy_agent.PolicyAgent`, the class the benchmarks' ``apo`` agent is):
-token-in / token-out, each turn's prompt is the episode's ids so far plus the chat-template
-ids of the new observation (`apo_agent.rollout.tokens.EpisodeContext`), and the engine's
-sampled ids and log-probs are appended as they are; the text is decoded only to find the action.
+episodes do not hold the batch back). Each episode is played by its own
+`apo_agent.rollout.agents.LLMAgent` over `TokenPrompting` (the agent the benchmarks play
+too): token-in / token-out, each turn's prompt is the episode's ids so far plus the
+chat-template ids of the new observation (`apo_agent.rollout.tokens.EpisodeContext`), and the
+engine's sampled ids and log-probs are appended as they are; the text is decoded only to find
+the action.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ import webshop_gym  # noqa: F401  (registers the env ids)
 from apo_agent.engines import RolloutEngine, as_engine
 from apo_agent.model.policy import LMPolicy
 from apo_agent.model.sequences import TokenSequence
-from apo_agent.rollout.policy_agent import DemonstratorAgent, PolicyAgent
+from apo_agent.rollout.agents import DemonstratorAgent, LLMAgent, TokenPrompting
 from apo_agent.rollout.tokens import PromptEncoder
 from webshop_gym.agents.protocol import act_all
 from webshop_gym.agents.scheduler import EpisodeStart, Step, Turn, play_episodes
@@ -90,19 +91,21 @@ def collect_episodes(
     """
     if policy is None and demonstrator is None:
         raise ValueError("collect_episodes needs a policy or a demonstrator")
-    engine = as_engine(policy) if policy is not None else None
+    prompting = None
+    if policy is not None:
+        prompting = TokenPrompting(as_engine(policy), encoder, temperature, max_new_tokens)
     results: list[Episode | None] = [None] * len(requests)
     running: dict[int, _Running] = {}  # by request number
     bar = tqdm(total=len(requests), desc=description, disable=not progress, leave=False)
 
     def on_start(turn: Turn) -> None:
         goal_index, seed = requests[turn.episode]
-        agent: PolicyAgent | DemonstratorAgent
+        agent: LLMAgent | DemonstratorAgent
         if demonstrator is not None:
             agent = DemonstratorAgent(demonstrator, turn.slot, encoder)
         else:
-            assert engine is not None
-            agent = PolicyAgent(engine, encoder, temperature, max_new_tokens)
+            assert prompting is not None
+            agent = LLMAgent(prompting)
         running[turn.episode] = _Running(goal_index, seed, agent)
 
     def act(turns: list[Turn]) -> list[str]:
@@ -134,7 +137,7 @@ class _Running:
 
     goal_index: int
     seed: int
-    agent: PolicyAgent | DemonstratorAgent
+    agent: LLMAgent | DemonstratorAgent
     reward: float = 0.0
     steps: int = 0
     invalid: int = 0
