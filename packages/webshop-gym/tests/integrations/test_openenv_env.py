@@ -160,7 +160,7 @@ def test_the_folder_alone_is_the_images_build_context_and_its_lock_is_current(tm
         [uv, "lock", "--check", "--directory", str(context)], capture_output=True, text=True
     )
     assert checked.returncode == 0, (
-        f"{checked.stderr}\nuv.lock is stale: run `nox -s openenv_env` and commit it"
+        f"{checked.stderr}\nuv.lock is stale: run `nox -s build -- openenv` and commit it"
     )
     synced = subprocess.run(
         [uv, "sync", "--frozen", "--no-dev", "--no-editable", "--dry-run", "--directory", str(context)],
