@@ -67,9 +67,10 @@ TUNING_GRIDS = (
     *("--grid", "apo:learning_rate=0.0001,0.0002,0.0004"),
     *("--grid", "apo:beta2=0.001,0.01,0.03,0.1,0.3"),
 )
+APO_COMPARE = ("python", "-m", "benchmarks.training.apo_compare")
 # Each seed's pair side by side: CPU time stretches when both cores are busy, so the two
 # methods of a seed are measured under the same load.
-APO_COMPARE = ("python", "-m", "benchmarks.training.apo_compare", "--side-by-side")
+SIDE_BY_SIDE = ("--side-by-side",)
 # SmolLM2-135M-Instruct at the paper's batch shape on CPU: one shared pi_ref (the smollm2-cpu
 # warm start), 8 goals per step (A*PO one episode each, GRPO a group of 4: the tuned G), vLLM
 # rollouts in Stage 1 and Stage 2, the same CPU budget per run, checkpoints to resume from.
@@ -225,7 +226,7 @@ RECORDS: dict[str, Record] = {
         (
             (
                 *(*APO_COMPARE, "--out", "benchmarks/results/apo-vs-grpo", "--work", "runs/apo-vs-grpo"),
-                *(*SHARED_RUNS, *PAPER_SHAPE, *TUNED),
+                *(*SIDE_BY_SIDE, *SHARED_RUNS, *PAPER_SHAPE, *TUNED),
             ),
         ),
     ),
@@ -236,7 +237,7 @@ RECORDS: dict[str, Record] = {
         (
             (
                 *(*APO_COMPARE, "--out", "benchmarks/results/apo-vs-grpo-equal-cpu"),
-                *("--work", "runs/apo-vs-grpo-equal-cpu", *SHARED_RUNS, *PAPER_SHAPE, *TUNED),
+                *("--work", "runs/apo-vs-grpo-equal-cpu", *SIDE_BY_SIDE, *SHARED_RUNS, *PAPER_SHAPE, *TUNED),
                 *("--set", "apo:steps=400", "--seeds", "0", "1", "2", "3", "4"),
             ),
         ),
@@ -263,7 +264,7 @@ RECORDS: dict[str, Record] = {
             ),
             (
                 *(*APO_COMPARE, "--out", "benchmarks/results/smollm2-apo-vs-grpo"),
-                *("--work", f"{SMOLLM2_RUNS}/runs", "--shared", f"{SMOLLM2_RUNS}/shared"),
+                *("--work", f"{SMOLLM2_RUNS}/runs", *SIDE_BY_SIDE, "--shared", f"{SMOLLM2_RUNS}/shared"),
                 *("--seeds", "0", "1", "2", *SMOLLM2_SHAPE),
             ),
         ),
