@@ -139,7 +139,7 @@ def measure(
             factories[reuse] = make_factory("llm", options)
         agents: dict[bool, Any] = {reuse: make_agent() for reuse, make_agent in factories.items()}
         tokenizer = agents[False].prompting.backend.tokenizer
-        system = [{"role": "system", "content": system_prompt(agents[False].prompts)}]
+        system = [{"role": "system", "content": system_prompt(agents[False].prompting.prompts)}]
         text = tokenizer.apply_chat_template(system, tokenize=False)
         system_tokens[mode] = len(tokenizer(text, add_special_tokens=False)["input_ids"])
         for goal in range(episodes):
