@@ -18,8 +18,8 @@ What differs between those uses is what the model reads, the agent's `Prompting`
   backend: transformers in process with prefix reuse, or an OpenAI-compatible server.
 
 Both constrain answers to the page's actions with one mask
-(`apo_agent.engines.transformers.AllowedTokens`; a vLLM server gets it as a regular
-expression) and give a whole action the tokens it needs by one rule
+(`apo_agent.engines.transformers.AllowedTokens`; over HTTP, a vLLM server gets the same set as
+a regular expression) and give a whole action the tokens it needs by one rule
 (`apo_agent.model.constrained.whole_answer_budget`).
 
 `DemonstratorAgent` is not a model: a scripted demonstrator writes each answer, recorded as
