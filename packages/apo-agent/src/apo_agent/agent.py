@@ -1,25 +1,10 @@
-"""The LLM agent for the agent protocol, and loading a trained run as one.
+"""The LLM agent, and a trained run loaded as agents.
 
-`LLMAgent` (`apo_agent.rollout.agents`) is the one agent that plays WebShop with a language
-model: training's rollouts, Stage 1 and evaluation play it, and so do the benchmarks'
-``llm`` and ``apo`` agents. It follows the protocol the benchmark runner (and `webshop_gym`'s
-episode player) uses: ``reset(seed)``, ``act(observation, info) -> action``, and the class
-method ``act_batch(agents, observations, infos)`` that answers all env slots in one call. The
-raw answer of each step is kept in ``last_output``; an answer without a readable action is
-sent as it is (`shared_prompts.action_from_answer`), so the env reports it.
-
-How the model is prompted is the agent's `Prompting`:
-
-* `ChatPrompting`: any chat model, prompted with `shared_prompts` as chat messages,
-  answered by an `apo_agent.engines.base.ChatBackend`: a transformers model in process
-  (`apo_agent.engines.transformers_chat.TransformersChat`: constrained decoding with
-  training's mask, prefix reuse) or an OpenAI-compatible server
-  (`apo_agent.engines.openai_http.OpenAIChat`).
-* `TokenPrompting`: a policy trained here, token-in / token-out with the run's own prompt
-  encoder (token ids, context mode, constraint) on a rollout engine; `policy_agents` loads
-  one from a run folder (`run_folder`) for the benchmarks.
-
-Both follow one answer-budget rule (`apo_agent.model.constrained.whole_answer_budget`).
+`LLMAgent` and its promptings (`ChatPrompting`: chat text to any chat backend;
+`TokenPrompting`: a policy's own token ids on a rollout engine) live in
+`apo_agent.rollout.agents`, whose docstring describes them; they are importable from here.
+This module adds `policy_agents`, which loads a training run (`run_folder`) as agents for the
+benchmarks.
 """
 
 from __future__ import annotations
